@@ -1,0 +1,34 @@
+# Hopwise: the developer workflow. `make run` starts it, `make test` tests it.
+SHELL := /bin/bash
+GO    ?= go
+BIN   := bin/hopwise
+PKGS  := ./...
+FUZZTIME ?= 5s
+
+.PHONY: run build test lint fmt generate
+
+## run: build and start Hopwise on http://127.0.0.1:8080
+run: build
+	./$(BIN) serve
+
+## build: compile the hopwise binary into bin/
+build:
+	$(GO) build -o $(BIN) ./cmd/hopwise
+
+## test: every unit and contract test under the race detector
+test:
+	$(GO) test -race -count=1 $(PKGS)
+
+## lint: gofmt, go vet and staticcheck must be clean
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	$(GO) vet $(PKGS)
+	$(GO) tool staticcheck $(PKGS)
+
+## fmt: format the code
+fmt:
+	gofmt -w $$(git ls-files '*.go')
+
+## generate: regenerate templ views (the generated files are committed)
+generate:
+	$(GO) tool templ generate

@@ -1,0 +1,290 @@
+// Package config reads Hopwise's settings from environment variables and command-line flags. Every setting
+// has an environment variable; a flag of the same meaning overrides it.
+package config
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Config is the effective configuration of one process.
+type Config struct {
+	Addr     string
+	DataDir  string
+	LogLevel string
+	LogJSON  bool
+
+	Neo4jURI      string
+	Neo4jUser     string
+	Neo4jPassword string
+	Neo4jDatabase string
+
+	LLMBaseURL        string
+	LLMAPIKey         string
+	LLMModel          string
+	EmbedBaseURL      string
+	EmbedAPIKey       string
+	EmbedModel        string
+	EmbedDim          int
+	StructuredMode    string
+	LLMTimeout        time.Duration
+	StreamIdleTimeout time.Duration
+	LLMConcurrency    int
+	LLMRetries        int
+
+	WebSearch       string // off, searxng, tavily
+	WebSearchURL    string
+	WebSearchAPIKey string
+	RerankURL       string
+	RerankModel     string
+	RerankAPIKey    string
+
+	MaxLoops     int
+	MaxRevisions int
+	MaxLLMCalls  int
+	MaxTokens    int
+	MaxRunTime   time.Duration
+	HyDE         bool
+
+	MaxUploadBytes   int64
+	MaxRequestBytes  int64
+	MaxQuestionChars int
+	AskPerMinute     int
+	UploadPerMinute  int
+	IngestWorkers    int
+
+	envErrs []string // environment values that did not parse
+}
+
+// setting binds one Config field to its flag and environment variables (first set variable wins).
+type setting struct {
+	flag   string
+	env    []string
+	usage  string
+	secret bool
+	bind   func(fs *flag.FlagSet, name, usage string, env string)
+	show   func() string
+}
+
+// Local is the OpenAI-compatible endpoint that `make run` starts when no model endpoint is configured.
+const Local = "http://127.0.0.1:8081/v1"
+
+// Bind registers every setting on fs with its default taken from the environment (lookup, normally
+// os.LookupEnv) and returns the Config the flags fill when fs is parsed.
+func Bind(fs *flag.FlagSet, lookup func(string) (string, bool)) *Config {
+	c := &Config{}
+	for _, s := range c.settings(lookup) {
+		s.bind(fs, s.flag, s.usage+" (env "+strings.Join(s.env, ", ")+")", "")
+	}
+	return c
+}
+
+// FromEnv returns the configuration given by the environment alone.
+func FromEnv() (*Config, error) {
+	fs := flag.NewFlagSet("env", flag.ContinueOnError)
+	c := Bind(fs, os.LookupEnv)
+	if err := fs.Parse(nil); err != nil {
+		return nil, err
+	}
+	return c, c.Validate()
+}
+
+func (c *Config) settings(lookup func(string) (string, bool)) []setting {
+	get := func(def string, names ...string) string {
+		for _, n := range names {
+			if v, ok := lookup(n); ok && v != "" {
+				return v
+			}
+		}
+		return def
+	}
+	hasKey := get("", "LLM_API_KEY", "OPENAI_API_KEY") != ""
+	baseDefault, modelDefault, embedDefault := Local, "local-chat", "local-embed"
+	if hasKey {
+		baseDefault, modelDefault, embedDefault = "https://api.openai.com/v1", "gpt-4o-mini", "text-embedding-3-small"
+	}
+	str := func(p *string, flagName, usage, def string, env ...string) setting {
+		return setting{flag: flagName, env: env, usage: usage, show: func() string { return *p },
+			bind: func(fs *flag.FlagSet, name, u, _ string) { fs.StringVar(p, name, get(def, env...), u) }}
+	}
+	secret := func(p *string, flagName, usage string, env ...string) setting {
+		s := str(p, flagName, usage, "", env...)
+		s.secret = true
+		s.show = func() string { return Mask(*p) }
+		return s
+	}
+	integer := func(p *int, flagName, usage string, def int, env ...string) setting {
+		return setting{flag: flagName, env: env, usage: usage, show: func() string { return strconv.Itoa(*p) },
+			bind: func(fs *flag.FlagSet, name, u, _ string) { fs.IntVar(p, name, c.atoi(env, get("", env...), def), u) }}
+	}
+	size := func(p *int64, flagName, usage string, def int64, env ...string) setting {
+		return setting{flag: flagName, env: env, usage: usage, show: func() string { return strconv.FormatInt(*p, 10) },
+			bind: func(fs *flag.FlagSet, name, u, _ string) {
+				fs.Int64Var(p, name, int64(c.atoi(env, get("", env...), int(def))), u)
+			}}
+	}
+	duration := func(p *time.Duration, flagName, usage string, def time.Duration, env ...string) setting {
+		return setting{flag: flagName, env: env, usage: usage, show: func() string { return p.String() },
+			bind: func(fs *flag.FlagSet, name, u, _ string) {
+				fs.DurationVar(p, name, c.duration(env, get("", env...), def), u)
+			}}
+	}
+	boolean := func(p *bool, flagName, usage string, def bool, env ...string) setting {
+		return setting{flag: flagName, env: env, usage: usage, show: func() string { return strconv.FormatBool(*p) },
+			bind: func(fs *flag.FlagSet, name, u, _ string) {
+				fs.BoolVar(p, name, c.boolean(env, get("", env...), def), u)
+			}}
+	}
+	return []setting{
+		str(&c.Addr, "addr", "listen address HOST:PORT", "127.0.0.1:8080", "HOPWISE_ADDR"),
+		str(&c.DataDir, "data-dir", "data directory (embedded store, uploads, local models)", "data", "HOPWISE_DATA_DIR"),
+		str(&c.LogLevel, "log-level", "log level: debug, info, warn, error", "info", "HOPWISE_LOG_LEVEL"),
+		boolean(&c.LogJSON, "log-json", "log as JSON lines", false, "HOPWISE_LOG_JSON"),
+
+		str(&c.Neo4jURI, "neo4j-uri", "Neo4j Bolt URI; when set, all state lives in Neo4j", "", "NEO4J_URI"),
+		str(&c.Neo4jUser, "neo4j-user", "Neo4j user name", "neo4j", "NEO4J_USERNAME"),
+		secret(&c.Neo4jPassword, "neo4j-password", "Neo4j password", "NEO4J_PASSWORD"),
+		str(&c.Neo4jDatabase, "neo4j-database", "Neo4j database name (empty: the server's default)", "", "NEO4J_DATABASE"),
+
+		str(&c.LLMBaseURL, "llm-base-url", "OpenAI-compatible chat endpoint", baseDefault, "LLM_BASE_URL", "OPENAI_BASE_URL"),
+		secret(&c.LLMAPIKey, "llm-api-key", "API key of the chat endpoint", "LLM_API_KEY", "OPENAI_API_KEY"),
+		str(&c.LLMModel, "llm-model", "chat model", modelDefault, "LLM_MODEL"),
+		str(&c.EmbedBaseURL, "embed-base-url", "embeddings endpoint (default: the chat endpoint)", "", "EMBED_BASE_URL"),
+		secret(&c.EmbedAPIKey, "embed-api-key", "API key of the embeddings endpoint (default: the chat key)", "EMBED_API_KEY"),
+		str(&c.EmbedModel, "embed-model", "embedding model", embedDefault, "EMBED_MODEL"),
+		integer(&c.EmbedDim, "embed-dim", "embedding dimension (0: ask the model at start)", 0, "EMBED_DIM"),
+		str(&c.StructuredMode, "llm-structured-mode", "how to ask for JSON: auto, json_schema, json_object_schema, json_object, none", "auto", "LLM_STRUCTURED_MODE"),
+		duration(&c.LLMTimeout, "llm-timeout", "deadline of one model call", 120*time.Second, "LLM_TIMEOUT"),
+		duration(&c.StreamIdleTimeout, "llm-stream-idle-timeout", "abort a stream silent for this long", 30*time.Second, "LLM_STREAM_IDLE_TIMEOUT"),
+		integer(&c.LLMConcurrency, "llm-concurrency", "model calls in flight at once, process-wide", 4, "LLM_CONCURRENCY"),
+		integer(&c.LLMRetries, "llm-retries", "retries of a failed model call (429, 5xx, timeouts)", 4, "LLM_RETRIES"),
+
+		str(&c.WebSearch, "web-search", "web search fallback: off, searxng, tavily", "off", "WEB_SEARCH"),
+		str(&c.WebSearchURL, "web-search-url", "web search endpoint", "", "WEB_SEARCH_URL"),
+		secret(&c.WebSearchAPIKey, "web-search-api-key", "web search API key", "WEB_SEARCH_API_KEY", "TAVILY_API_KEY"),
+		str(&c.RerankURL, "rerank-url", "Cohere/TEI-style /rerank endpoint (empty: no reranking)", "", "RERANK_URL"),
+		str(&c.RerankModel, "rerank-model", "rerank model name", "", "RERANK_MODEL"),
+		secret(&c.RerankAPIKey, "rerank-api-key", "rerank API key", "RERANK_API_KEY"),
+
+		integer(&c.MaxLoops, "max-loops", "agent: retrieval rounds per question", 3, "AGENT_MAX_LOOPS"),
+		integer(&c.MaxRevisions, "max-revisions", "agent: answer revisions per question", 2, "AGENT_MAX_REVISIONS"),
+		integer(&c.MaxLLMCalls, "max-llm-calls", "agent: model calls per question", 24, "AGENT_MAX_LLM_CALLS"),
+		integer(&c.MaxTokens, "max-tokens", "agent: tokens per question", 60000, "AGENT_MAX_TOKENS"),
+		duration(&c.MaxRunTime, "max-run-time", "agent: wall time per question", 3*time.Minute, "AGENT_MAX_RUN_TIME"),
+		boolean(&c.HyDE, "hyde", "agent: hypothetical-document embeddings for retrieval", false, "AGENT_HYDE"),
+
+		size(&c.MaxUploadBytes, "max-upload-bytes", "largest file accepted", 25<<20, "HOPWISE_MAX_UPLOAD_BYTES"),
+		size(&c.MaxRequestBytes, "max-request-bytes", "largest upload request (all files)", 100<<20, "HOPWISE_MAX_REQUEST_BYTES"),
+		integer(&c.MaxQuestionChars, "max-question-chars", "longest question accepted", 2000, "HOPWISE_MAX_QUESTION_CHARS"),
+		integer(&c.AskPerMinute, "ask-per-minute", "questions per client per minute", 20, "HOPWISE_ASK_PER_MINUTE"),
+		integer(&c.UploadPerMinute, "upload-per-minute", "upload requests per client per minute", 30, "HOPWISE_UPLOAD_PER_MINUTE"),
+		integer(&c.IngestWorkers, "ingest-workers", "documents ingested at once", 2, "HOPWISE_INGEST_WORKERS"),
+	}
+}
+
+// Validate reports settings that cannot work together.
+func (c *Config) Validate() error {
+	if len(c.envErrs) > 0 {
+		return fmt.Errorf("config: %s", strings.Join(c.envErrs, "; "))
+	}
+	switch c.StructuredMode {
+	case "auto", "json_schema", "json_object_schema", "json_object", "none":
+	default:
+		return fmt.Errorf("config: LLM_STRUCTURED_MODE %q: want auto, json_schema, json_object_schema, json_object or none", c.StructuredMode)
+	}
+	switch c.WebSearch {
+	case "off", "":
+		c.WebSearch = "off"
+	case "searxng", "tavily":
+		if c.WebSearchURL == "" && c.WebSearch == "searxng" {
+			return fmt.Errorf("config: WEB_SEARCH=searxng needs WEB_SEARCH_URL (the SearXNG base URL)")
+		}
+	default:
+		return fmt.Errorf("config: WEB_SEARCH %q: want off, searxng or tavily", c.WebSearch)
+	}
+	if c.MaxLoops < 1 || c.MaxLLMCalls < 1 || c.MaxRunTime <= 0 {
+		return fmt.Errorf("config: agent caps must be positive (loops %d, calls %d, time %s)", c.MaxLoops, c.MaxLLMCalls, c.MaxRunTime)
+	}
+	if c.LLMConcurrency < 1 {
+		c.LLMConcurrency = 1
+	}
+	return nil
+}
+
+// Store names the store the configuration selects.
+func (c *Config) Store() string {
+	if c.Neo4jURI != "" {
+		return "neo4j"
+	}
+	return "sqlite"
+}
+
+// Entry is one setting as shown to people: secrets masked.
+type Entry struct{ Name, Env, Value string }
+
+// Effective lists every setting with its value, secrets masked, sorted by environment variable.
+func (c *Config) Effective() []Entry {
+	var out []Entry
+	for _, s := range c.settings(func(string) (string, bool) { return "", false }) {
+		out = append(out, Entry{Name: s.flag, Env: s.env[0], Value: s.show()})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Env < out[j].Env })
+	return out
+}
+
+// Mask hides a secret, keeping enough to tell two keys apart.
+func Mask(s string) string {
+	switch {
+	case s == "":
+		return ""
+	case len(s) <= 8:
+		return "****"
+	default:
+		return s[:3] + "…" + s[len(s)-2:]
+	}
+}
+
+func (c *Config) bad(env []string, value, want string) {
+	c.envErrs = append(c.envErrs, fmt.Sprintf("%s=%q is not %s", env[0], value, want))
+}
+
+func (c *Config) atoi(env []string, s string, def int) int {
+	if s == "" {
+		return def
+	}
+	v, err := strconv.Atoi(strings.TrimSpace(s))
+	if err != nil {
+		c.bad(env, s, "a whole number")
+		return def
+	}
+	return v
+}
+
+func (c *Config) duration(env []string, s string, def time.Duration) time.Duration {
+	if s == "" {
+		return def
+	}
+	v, err := time.ParseDuration(strings.TrimSpace(s))
+	if err != nil {
+		c.bad(env, s, "a duration such as 90s or 2m")
+		return def
+	}
+	return v
+}
+
+func (c *Config) boolean(env []string, s string, def bool) bool {
+	if s == "" {
+		return def
+	}
+	v, err := strconv.ParseBool(strings.TrimSpace(s))
+	if err != nil {
+		c.bad(env, s, "true or false")
+		return def
+	}
+	return v
+}

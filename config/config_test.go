@@ -1,0 +1,105 @@
+package config
+
+import (
+	"flag"
+	"io"
+	"strings"
+	"testing"
+	"time"
+)
+
+func parse(t *testing.T, env map[string]string, args ...string) (*Config, error) {
+	t.Helper()
+	fs := flag.NewFlagSet("test", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	c := Bind(fs, func(k string) (string, bool) { v, ok := env[k]; return v, ok })
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	return c, c.Validate()
+}
+
+func TestSources(t *testing.T) {
+	tests := []struct {
+		name  string
+		env   map[string]string
+		args  []string
+		check func(c *Config) string
+	}{
+		{"defaults are local and embedded", nil, nil, func(c *Config) string {
+			if c.LLMBaseURL != Local || c.Store() != "sqlite" || c.Addr != "127.0.0.1:8080" {
+				return "want local endpoint, sqlite and 127.0.0.1:8080"
+			}
+			return ""
+		}},
+		{"OPENAI_API_KEY selects OpenAI", map[string]string{"OPENAI_API_KEY": "sk-abcdefghijk"}, nil, func(c *Config) string {
+			if c.LLMBaseURL != "https://api.openai.com/v1" || c.LLMAPIKey != "sk-abcdefghijk" || c.LLMModel != "gpt-4o-mini" {
+				return "OpenAI defaults not applied: " + c.LLMBaseURL + " " + c.LLMModel
+			}
+			return ""
+		}},
+		{"LLM_BASE_URL wins over OPENAI_BASE_URL", map[string]string{"LLM_BASE_URL": "http://a/v1", "OPENAI_BASE_URL": "http://b/v1"}, nil, func(c *Config) string {
+			if c.LLMBaseURL != "http://a/v1" {
+				return "got " + c.LLMBaseURL
+			}
+			return ""
+		}},
+		{"flag overrides env", map[string]string{"HOPWISE_ADDR": "127.0.0.1:1"}, []string{"-addr", "127.0.0.1:2", "-max-run-time", "5s"}, func(c *Config) string {
+			if c.Addr != "127.0.0.1:2" || c.MaxRunTime != 5*time.Second {
+				return "flags not applied"
+			}
+			return ""
+		}},
+		{"NEO4J_URI selects neo4j", map[string]string{"NEO4J_URI": "bolt://127.0.0.1:7687"}, nil, func(c *Config) string {
+			if c.Store() != "neo4j" {
+				return "store " + c.Store()
+			}
+			return ""
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := parse(t, tt.env, tt.args...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if msg := tt.check(c); msg != "" {
+				t.Error(msg)
+			}
+		})
+	}
+}
+
+func TestInvalid(t *testing.T) {
+	tests := []struct {
+		name string
+		env  map[string]string
+		want string
+	}{
+		{"bad number", map[string]string{"AGENT_MAX_LOOPS": "many"}, "AGENT_MAX_LOOPS"},
+		{"bad duration", map[string]string{"LLM_TIMEOUT": "soon"}, "LLM_TIMEOUT"},
+		{"bad mode", map[string]string{"LLM_STRUCTURED_MODE": "xml"}, "LLM_STRUCTURED_MODE"},
+		{"searxng without url", map[string]string{"WEB_SEARCH": "searxng"}, "WEB_SEARCH_URL"},
+		{"unknown provider", map[string]string{"WEB_SEARCH": "bing"}, "WEB_SEARCH"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := parse(t, tt.env)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err = %v, want mention of %s", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestEffectiveMasksSecrets(t *testing.T) {
+	c, err := parse(t, map[string]string{"OPENAI_API_KEY": "sk-secretsecretsecret", "NEO4J_PASSWORD": "hunter2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range c.Effective() {
+		if strings.Contains(e.Value, "secretsecret") || strings.Contains(e.Value, "hunter2") {
+			t.Errorf("%s shows a secret: %q", e.Env, e.Value)
+		}
+	}
+}

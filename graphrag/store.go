@@ -1,0 +1,145 @@
+package graphrag
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// Sentinel errors every Store returns (wrapped) so callers can branch without knowing the back end.
+var (
+	// ErrNotFound: no document, chunk, entity or conversation with that ID.
+	ErrNotFound = errors.New("not found")
+	// ErrUnavailable: the store cannot be reached now; the request may succeed later.
+	ErrUnavailable = errors.New("store unavailable")
+	// ErrDimension: embeddings of another dimension than the store's index.
+	ErrDimension = errors.New("embedding dimension mismatch")
+)
+
+// Store is the contract of the knowledge store: the embedded SQLite store and the Neo4j store implement
+// it, and graphrag/storetest checks both against the same suite. Every write is idempotent: repeating a
+// call with the same arguments leaves the store as one call did. Every method is safe for concurrent use.
+//
+// Embeddings put into a store and the vectors it is queried with come from one embedding model and have the
+// store's dimension; a store refuses others with ErrDimension.
+type Store interface {
+	DocumentStore
+	ChunkStore
+	GraphStore
+	ConversationStore
+	// Stats counts what the store holds.
+	Stats(ctx context.Context) (Stats, error)
+	// Ping checks that the store answers.
+	Ping(ctx context.Context) error
+	// Kind names the back end for status pages ("sqlite", "neo4j").
+	Kind() string
+	Close() error
+}
+
+// DocumentStore keeps documents, their source bytes and their job status.
+type DocumentStore interface {
+	// PutDocument stores a new document with its source bytes and returns it with created=true; when a
+	// document with the same ID exists it is returned unchanged with created=false.
+	PutDocument(ctx context.Context, doc Document, source []byte) (stored Document, created bool, err error)
+	// Document returns one document with its counts, or ErrNotFound.
+	Document(ctx context.Context, id string) (Document, error)
+	// Documents lists every document with its counts, newest first.
+	Documents(ctx context.Context) ([]Document, error)
+	// DocumentSource returns the bytes a document was uploaded with.
+	DocumentSource(ctx context.Context, id string) ([]byte, error)
+	// SetDocumentStatus records a job step; title and format are set when non-empty (known after parsing).
+	SetDocumentStatus(ctx context.Context, id string, status DocStatus, reason string, meta DocumentMeta) error
+	// DeleteDocument removes a document and everything only it supports: its chunks with their vectors and
+	// full-text entries, its mentions, the relations no other document supports and the entities no other
+	// chunk mentions. Entities and relations it shares keep the other documents' provenance.
+	DeleteDocument(ctx context.Context, id string) error
+}
+
+// DocumentMeta is what parsing learns about a document.
+type DocumentMeta struct {
+	Title  string
+	Format string
+}
+
+// ChunkStore keeps chunks, their vectors and their extraction status, and searches them.
+type ChunkStore interface {
+	// PutChunks stores the chunks of a document (status pending, no embedding), replacing none that exist:
+	// chunks with an existing ID keep their state, so a resumed job can call it again.
+	PutChunks(ctx context.Context, docID string, chunks []Chunk) error
+	// SetEmbeddings stores vectors by chunk ID and marks those chunks embedded.
+	SetEmbeddings(ctx context.Context, vectors map[string][]float32) error
+	// DocumentChunks returns a document's chunks in order, with status (embeddings omitted).
+	DocumentChunks(ctx context.Context, docID string) ([]Chunk, error)
+	// Chunks returns the chunks with these IDs (embeddings omitted) in the order asked; unknown IDs are skipped.
+	Chunks(ctx context.Context, ids []string) ([]Chunk, error)
+	// SearchText ranks chunks by BM25 over their text; query is plain words, never a query language.
+	SearchText(ctx context.Context, query string, k int) ([]ScoredChunk, error)
+	// SearchVector ranks embedded chunks by cosine similarity to vec.
+	SearchVector(ctx context.Context, vec []float32, k int) ([]ScoredChunk, error)
+}
+
+// Extraction is what the model found in one chunk, with entity keys and relation IDs already resolved.
+type Extraction struct {
+	ChunkID   string
+	Entities  []Entity
+	Relations []Relation
+}
+
+// GraphStore keeps the entity graph and its provenance.
+type GraphStore interface {
+	// PutExtraction merges a chunk's entities (by key: aliases and provenance unioned, the longer
+	// description kept) and relations (by ID: provenance unioned, values merged) and marks the chunk
+	// extracted, in one transaction that never calls a model and is safe to repeat.
+	PutExtraction(ctx context.Context, x Extraction) error
+	// MarkChunkFailed ends a chunk's extraction with a reason people can read.
+	MarkChunkFailed(ctx context.Context, chunkID, reason string) error
+	// Entities returns the entities with these keys; unknown keys are skipped.
+	Entities(ctx context.Context, keys []string) ([]Entity, error)
+	// SearchEntities finds entities whose name or aliases match the words of query (full text), best first.
+	SearchEntities(ctx context.Context, query string, k int) ([]Entity, error)
+	// Neighborhood returns the relations within hops (1 or 2) of the start entities, nearest first, at most
+	// limit of them.
+	Neighborhood(ctx context.Context, keys []string, hops, limit int) ([]Edge, error)
+}
+
+// Conversation is a chat thread.
+type Conversation struct {
+	ID        string
+	Title     string
+	CreatedAt time.Time
+	UpdatedAt time.Time
+	Turns     int
+}
+
+// Turn is one question and its answer in a conversation, with the agent's trace and citations stored as
+// JSON owned by the agent package.
+type Turn struct {
+	ID             string
+	ConversationID string
+	Ordinal        int
+	Question       string
+	Answer         string
+	Status         string // running, done, cancelled, failed
+	Trace          []byte // JSON
+	Citations      []byte // JSON
+	CreatedAt      time.Time
+}
+
+// ConversationStore keeps conversations and their turns.
+type ConversationStore interface {
+	// PutConversation creates or updates (title) a conversation.
+	PutConversation(ctx context.Context, c Conversation) error
+	// Conversations lists conversations, most recently updated first.
+	Conversations(ctx context.Context) ([]Conversation, error)
+	// Conversation returns one conversation with its turns in order, or ErrNotFound.
+	Conversation(ctx context.Context, id string) (Conversation, []Turn, error)
+	// DeleteConversation removes a conversation and its turns.
+	DeleteConversation(ctx context.Context, id string) error
+	// PutTurn creates or replaces a turn by ID and touches its conversation's UpdatedAt.
+	PutTurn(ctx context.Context, t Turn) error
+}
+
+// Stats counts what a store holds.
+type Stats struct {
+	Documents, Chunks, Embedded, Entities, Relations, Mentions int
+}
