@@ -14,11 +14,13 @@ var deleteCases = []testCase{
 
 // testDeleteCascade builds documents A and B:
 //
-//	A chunk 0 "Munich ... Delhi ... Himalaya": Munich, Delhi; Delhi -DISTANCE_FROM-> Munich (shared with B)
+//	A chunk 0 "Munich ... Delhi ... Himalaya": Munich, Delhi; Delhi -DISTANCE_FROM-> Munich (shared with B),
+//	  Munich -FLIGHT_TO-> Delhi (only A, between entities B keeps)
 //	A chunk 1: Delhi, India; Delhi -LOCATED_IN-> India (only A)
 //	B chunk 0: Munich, Delhi, Lufthansa; Delhi -DISTANCE_FROM-> Munich; Lufthansa -HUB_AT-> Munich (only B)
 //
-// and deletes A: India and Delhi -LOCATED_IN-> India go, Munich, Delhi and the distance keep only B.
+// and deletes A: India, Delhi -LOCATED_IN-> India and Munich -FLIGHT_TO-> Delhi go; Munich, Delhi and the
+// distance keep only B's provenance.
 func testDeleteCascade(t *testing.T, f *fixture) {
 	a, b := f.doc("a.txt", "document A"), f.doc("b.txt", "document B")
 	ca := f.chunks(a, "Munich to Delhi is 5,921 km, past the Himalaya.", "Delhi is the capital of India.")
@@ -33,10 +35,11 @@ func testDeleteCascade(t *testing.T, f *fixture) {
 	distance := rel(delhi, "DISTANCE_FROM", munich, map[string]any{"distance_km": 5921})
 	inIndia := rel(delhi, "LOCATED_IN", india, nil)
 	hub := rel(lh, "HUB_AT", munich, nil)
-	f.extract(ca[0].ID, []graphrag.Entity{munich, delhi}, distance)
+	flight := rel(munich, "FLIGHT_TO", delhi, nil)
+	f.extract(ca[0].ID, []graphrag.Entity{munich, delhi}, distance, flight)
 	f.extract(ca[1].ID, []graphrag.Entity{delhi, india}, inIndia)
 	f.extract(cb[0].ID, []graphrag.Entity{munich, delhi, lh}, distance, hub)
-	f.wantStats("before delete", graphrag.Stats{Documents: 2, Chunks: 3, Embedded: 3, Entities: 4, Relations: 3, Mentions: 7})
+	f.wantStats("before delete", graphrag.Stats{Documents: 2, Chunks: 3, Embedded: 3, Entities: 4, Relations: 4, Mentions: 7})
 
 	if err := f.s.DeleteDocument(f.ctx, a.ID); err != nil {
 		t.Fatalf("DeleteDocument(A): %v", err)
