@@ -1,0 +1,101 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+)
+
+// DeleteDocument removes a document with its source, chunks, vectors, full-text entries and mentions
+// (foreign-key cascades and triggers), then the relations and entities it alone supported. Relations and
+// entities another document supports keep only that document's chunks; aliases stay. Deleting an unknown
+// document does nothing.
+func (s *Store) DeleteDocument(ctx context.Context, id string) error {
+	s.vecMu.Lock()
+	defer s.vecMu.Unlock()
+	var chunkIDs []string
+	err := s.write(ctx, "delete document", func(tx *sql.Tx) error {
+		var err error
+		chunkIDs, err = queryStrings(ctx, tx, `SELECT id FROM chunks WHERE doc_id = ?`, id)
+		if err != nil {
+			return err
+		}
+		entityKeys, err := queryStrings(ctx, tx, `SELECT DISTINCT m.entity_key FROM mentions m
+			JOIN chunks c ON c.id = m.chunk_id WHERE c.doc_id = ?`, id)
+		if err != nil {
+			return err
+		}
+		relationIDs, err := queryStrings(ctx, tx, `SELECT DISTINCT rc.relation_id FROM relation_chunks rc
+			JOIN chunks c ON c.id = rc.chunk_id WHERE c.doc_id = ?`, id)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM documents WHERE id = ?`, id); err != nil {
+			return err
+		}
+		err = execBatches(ctx, tx, `DELETE FROM relations WHERE id IN (%s)
+			AND NOT EXISTS (SELECT 1 FROM relation_chunks rc WHERE rc.relation_id = relations.id)`, relationIDs)
+		if err != nil {
+			return err
+		}
+		return execBatches(ctx, tx, `DELETE FROM entities WHERE key IN (%s)
+			AND NOT EXISTS (SELECT 1 FROM mentions m WHERE m.entity_key = entities.key)`, entityKeys)
+	})
+	if err != nil {
+		return fmt.Errorf("sqlite: delete document %s: %w", id, err)
+	}
+	s.vectors.remove(chunkIDs)
+	s.logger.Debug("sqlite document deleted", "doc", id, "chunks", len(chunkIDs))
+	return nil
+}
+
+// queryer is what *sql.DB and *sql.Tx share for reads.
+type queryer interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+// queryStrings returns the first column of every row.
+func queryStrings(ctx context.Context, q queryer, query string, args ...any) ([]string, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var v string
+		if err := rows.Scan(&v); err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
+// batchSize bounds the parameters of one IN list, well under SQLite's variable limit.
+const batchSize = 500
+
+// execBatches runs query, whose %s is an IN list, over values in batches.
+func execBatches(ctx context.Context, tx *sql.Tx, query string, values []string) error {
+	for lo := 0; lo < len(values); lo += batchSize {
+		part := values[lo:min(lo+batchSize, len(values))]
+		if _, err := tx.ExecContext(ctx, fmt.Sprintf(query, placeholders(len(part))), stringArgs(part)...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// placeholders is "?, ?, ..." with n marks.
+func placeholders(n int) string {
+	return strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
+}
+
+func stringArgs(values []string) []any {
+	args := make([]any, len(values))
+	for i, v := range values {
+		args[i] = v
+	}
+	return args
+}

@@ -1,0 +1,77 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/hopwise/hopwise/graphrag"
+)
+
+// SetEmbeddings stores vectors by chunk ID, marks pending chunks embedded (later states are kept) and
+// updates the in-memory copy. It refuses the whole batch when one vector has another dimension than the
+// store's; unknown chunk IDs are skipped.
+func (s *Store) SetEmbeddings(ctx context.Context, vectors map[string][]float32) error {
+	ids := slices.Sorted(maps.Keys(vectors))
+	for _, id := range ids {
+		if len(vectors[id]) != s.dim {
+			return fmt.Errorf("sqlite: set embeddings: chunk %s has %d values, the store %d: %w",
+				id, len(vectors[id]), s.dim, graphrag.ErrDimension)
+		}
+	}
+	s.vecMu.Lock()
+	defer s.vecMu.Unlock()
+	var stored []string
+	err := s.write(ctx, "set embeddings", func(tx *sql.Tx) error {
+		stored = stored[:0]
+		stmt, err := tx.PrepareContext(ctx, `UPDATE chunks SET embedding = ?,
+			status = CASE WHEN status = 'pending' THEN 'embedded' ELSE status END WHERE id = ?`)
+		if err != nil {
+			return err
+		}
+		defer stmt.Close()
+		for _, id := range ids {
+			res, err := stmt.ExecContext(ctx, encodeVector(vectors[id]), id)
+			if err != nil {
+				return fmt.Errorf("chunk %s: %w", id, err)
+			}
+			if n, err := res.RowsAffected(); err != nil {
+				return err
+			} else if n == 1 {
+				stored = append(stored, id)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("sqlite: set embeddings: %w", err)
+	}
+	for _, id := range stored {
+		s.vectors.put(id, vectors[id])
+	}
+	return nil
+}
+
+// loadVectors fills the in-memory copy from the file.
+func (s *Store) loadVectors(ctx context.Context) error {
+	rows, err := s.reader.QueryContext(ctx, `SELECT id, embedding FROM chunks WHERE embedding IS NOT NULL`)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		var blob []byte
+		if err := rows.Scan(&id, &blob); err != nil {
+			return err
+		}
+		vec, err := decodeVector(blob, s.dim)
+		if err != nil {
+			return fmt.Errorf("chunk %s: %w", id, err)
+		}
+		s.vectors.put(id, vec)
+	}
+	return rows.Err()
+}

@@ -1,0 +1,27 @@
+package sqlite
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hopwise/hopwise/graphrag"
+)
+
+// SearchEntities finds entities whose name or aliases hold the words of query, best BM25 first, through
+// the same safe query builder as SearchText.
+func (s *Store) SearchEntities(ctx context.Context, query string, k int) ([]graphrag.Entity, error) {
+	match := ftsQuery(query)
+	if match == "" || k <= 0 {
+		return nil, nil
+	}
+	keys, err := queryStrings(ctx, s.reader, `SELECT e.key FROM entities_fts f JOIN entities e ON e.seq = f.rowid
+		WHERE entities_fts MATCH ? ORDER BY f.rank LIMIT ?`, match, k)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: search entities: %w", err)
+	}
+	entities, err := s.Entities(ctx, keys)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: search entities: %w", err)
+	}
+	return entities, nil
+}

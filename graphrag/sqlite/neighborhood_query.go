@@ -1,0 +1,150 @@
+package sqlite
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"github.com/hopwise/hopwise/graphrag"
+)
+
+// Neighborhood walks relations in both directions from the start entities, breadth first, and returns
+// those within hops (clamped to 1..2): every relation touching a start entity is hop 1, every further
+// relation touching an entity reached at hop 1 is hop 2. Within a hop, relations supported by more
+// chunks come first. At most limit edges are returned, each with its ends' names and its provenance.
+func (s *Store) Neighborhood(ctx context.Context, keys []string, hops, limit int) ([]graphrag.Edge, error) {
+	hops = min(max(hops, 1), 2)
+	frontier := unique(keys)
+	if len(frontier) == 0 || limit <= 0 {
+		return nil, nil
+	}
+	visited := make(map[string]bool, len(frontier))
+	for _, k := range frontier {
+		visited[k] = true
+	}
+	seen := map[string]bool{}
+	var edges []graphrag.Edge
+	for hop := 1; hop <= hops && len(frontier) > 0 && len(edges) < limit; hop++ {
+		level, err := s.relationsTouching(ctx, frontier)
+		if err != nil {
+			return nil, fmt.Errorf("sqlite: neighborhood: %w", err)
+		}
+		frontier = nil
+		for _, r := range level {
+			if seen[r.ID] {
+				continue
+			}
+			seen[r.ID] = true
+			if len(edges) < limit {
+				edges = append(edges, graphrag.Edge{Relation: r.Relation, Hop: hop})
+			}
+			for _, k := range []string{r.Source, r.Target} {
+				if !visited[k] {
+					visited[k] = true
+					frontier = append(frontier, k)
+				}
+			}
+		}
+	}
+	if err := s.fillEdges(ctx, edges); err != nil {
+		return nil, fmt.Errorf("sqlite: neighborhood: %w", err)
+	}
+	return edges, nil
+}
+
+// supported is a relation with the number of chunks that support it.
+type supported struct {
+	graphrag.Relation
+	support int
+}
+
+// relationsTouching returns the relations with an end among keys, best supported first.
+func (s *Store) relationsTouching(ctx context.Context, keys []string) ([]supported, error) {
+	var out []supported
+	for lo := 0; lo < len(keys); lo += batchSize {
+		part := keys[lo:min(lo+batchSize, len(keys))]
+		in := placeholders(len(part))
+		args := stringArgs(part)
+		rows, err := s.reader.QueryContext(ctx, `SELECT r.id, r.source, r.target, r.type, r.description, r.vals,
+			(SELECT count(*) FROM relation_chunks rc WHERE rc.relation_id = r.id)
+			FROM relations r WHERE r.source IN (`+in+`) OR r.target IN (`+in+`)`, append(args, args...)...)
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			var r supported
+			var vals string
+			if err := rows.Scan(&r.ID, &r.Source, &r.Target, &r.Type, &r.Description, &vals, &r.support); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			if err := json.Unmarshal([]byte(vals), &r.Values); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("relation %s values: %w", r.ID, err)
+			}
+			out = append(out, r)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+	}
+	slices.SortFunc(out, func(a, b supported) int {
+		return cmp.Or(cmp.Compare(b.support, a.support), cmp.Compare(a.Type, b.Type), cmp.Compare(a.ID, b.ID))
+	})
+	return out, nil
+}
+
+// fillEdges sets the ends' names and the supporting chunks and documents of every edge.
+func (s *Store) fillEdges(ctx context.Context, edges []graphrag.Edge) error {
+	byID := make(map[string]*graphrag.Edge, len(edges))
+	var ids, ends []string
+	for i := range edges {
+		e := &edges[i]
+		byID[e.ID] = e
+		ids = append(ids, e.ID)
+		ends = append(ends, e.Source, e.Target)
+	}
+	names := map[string]string{}
+	ends = unique(ends)
+	for lo := 0; lo < len(ends); lo += batchSize {
+		part := ends[lo:min(lo+batchSize, len(ends))]
+		rows, err := s.reader.QueryContext(ctx, `SELECT key, name FROM entities WHERE key IN (`+
+			placeholders(len(part))+`)`, stringArgs(part)...)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var k, n string
+			if err := rows.Scan(&k, &n); err != nil {
+				rows.Close()
+				return err
+			}
+			names[k] = n
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+	}
+	for i := range edges {
+		edges[i].SourceName, edges[i].TargetName = names[edges[i].Source], names[edges[i].Target]
+	}
+	for lo := 0; lo < len(ids); lo += batchSize {
+		part := ids[lo:min(lo+batchSize, len(ids))]
+		err := readProvenance(ctx, s.reader, `SELECT rc.relation_id, rc.chunk_id, c.doc_id FROM relation_chunks rc
+			JOIN chunks c ON c.id = rc.chunk_id WHERE rc.relation_id IN (`+placeholders(len(part))+`)
+			ORDER BY rc.chunk_id`, stringArgs(part),
+			func(id, chunkID, docID string) {
+				e := byID[id]
+				e.ChunkIDs = append(e.ChunkIDs, chunkID)
+				e.DocIDs = insertSorted(e.DocIDs, docID)
+			})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}

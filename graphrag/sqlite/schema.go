@@ -1,0 +1,128 @@
+package sqlite
+
+// migrations are applied in order; the meta table records how many ran. Append, never edit: a file built
+// with an older version replays only the missing steps.
+var migrations = []string{
+	// 1: documents, chunks with full text and vectors, the entity graph, conversations.
+	`
+CREATE TABLE documents (
+	id         TEXT PRIMARY KEY,
+	name       TEXT NOT NULL,
+	title      TEXT NOT NULL DEFAULT '',
+	format     TEXT NOT NULL DEFAULT '',
+	hash       TEXT NOT NULL,
+	size       INTEGER NOT NULL,
+	status     TEXT NOT NULL,
+	error      TEXT NOT NULL DEFAULT '',
+	created_at INTEGER NOT NULL,
+	updated_at INTEGER NOT NULL
+);
+CREATE INDEX documents_created ON documents(created_at);
+
+CREATE TABLE sources (
+	doc_id TEXT PRIMARY KEY REFERENCES documents(id) ON DELETE CASCADE,
+	bytes  BLOB NOT NULL
+);
+
+-- seq is the stable rowid the full-text index points at; embedding is little-endian float32, last so the
+-- other columns read without touching its overflow pages.
+CREATE TABLE chunks (
+	seq       INTEGER PRIMARY KEY,
+	id        TEXT NOT NULL UNIQUE,
+	doc_id    TEXT NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+	ordinal   INTEGER NOT NULL,
+	section   TEXT NOT NULL DEFAULT '[]',
+	text      TEXT NOT NULL,
+	tokens    INTEGER NOT NULL DEFAULT 0,
+	status    TEXT NOT NULL,
+	error     TEXT NOT NULL DEFAULT '',
+	embedding BLOB
+);
+CREATE INDEX chunks_doc ON chunks(doc_id, ordinal);
+
+CREATE VIRTUAL TABLE chunks_fts USING fts5(
+	text, content='chunks', content_rowid='seq', tokenize='unicode61 remove_diacritics 2'
+);
+CREATE TRIGGER chunks_fts_insert AFTER INSERT ON chunks BEGIN
+	INSERT INTO chunks_fts(rowid, text) VALUES (new.seq, new.text);
+END;
+CREATE TRIGGER chunks_fts_delete AFTER DELETE ON chunks BEGIN
+	INSERT INTO chunks_fts(chunks_fts, rowid, text) VALUES ('delete', old.seq, old.text);
+END;
+CREATE TRIGGER chunks_fts_update AFTER UPDATE OF text ON chunks BEGIN
+	INSERT INTO chunks_fts(chunks_fts, rowid, text) VALUES ('delete', old.seq, old.text);
+	INSERT INTO chunks_fts(rowid, text) VALUES (new.seq, new.text);
+END;
+
+CREATE TABLE entities (
+	seq         INTEGER PRIMARY KEY,
+	key         TEXT NOT NULL UNIQUE,
+	name        TEXT NOT NULL,
+	type        TEXT NOT NULL DEFAULT '',
+	description TEXT NOT NULL DEFAULT '',
+	aliases     TEXT NOT NULL DEFAULT '[]'
+);
+
+CREATE VIRTUAL TABLE entities_fts USING fts5(
+	name, aliases, content='entities', content_rowid='seq', tokenize='unicode61 remove_diacritics 2'
+);
+CREATE TRIGGER entities_fts_insert AFTER INSERT ON entities BEGIN
+	INSERT INTO entities_fts(rowid, name, aliases) VALUES (new.seq, new.name, new.aliases);
+END;
+CREATE TRIGGER entities_fts_delete AFTER DELETE ON entities BEGIN
+	INSERT INTO entities_fts(entities_fts, rowid, name, aliases) VALUES ('delete', old.seq, old.name, old.aliases);
+END;
+CREATE TRIGGER entities_fts_update AFTER UPDATE OF name, aliases ON entities BEGIN
+	INSERT INTO entities_fts(entities_fts, rowid, name, aliases) VALUES ('delete', old.seq, old.name, old.aliases);
+	INSERT INTO entities_fts(rowid, name, aliases) VALUES (new.seq, new.name, new.aliases);
+END;
+
+-- An entity lives while a chunk mentions it: deleting a chunk drops its mentions, and the store then drops
+-- the entities left without any.
+CREATE TABLE mentions (
+	entity_key TEXT NOT NULL REFERENCES entities(key) ON DELETE CASCADE,
+	chunk_id   TEXT NOT NULL REFERENCES chunks(id) ON DELETE CASCADE,
+	PRIMARY KEY (entity_key, chunk_id)
+) WITHOUT ROWID;
+CREATE INDEX mentions_chunk ON mentions(chunk_id);
+
+CREATE TABLE relations (
+	id          TEXT PRIMARY KEY,
+	source      TEXT NOT NULL REFERENCES entities(key) ON DELETE CASCADE,
+	target      TEXT NOT NULL REFERENCES entities(key) ON DELETE CASCADE,
+	type        TEXT NOT NULL,
+	description TEXT NOT NULL DEFAULT '',
+	vals        TEXT NOT NULL DEFAULT '{}'
+);
+CREATE INDEX relations_source ON relations(source);
+CREATE INDEX relations_target ON relations(target);
+
+CREATE TABLE relation_chunks (
+	relation_id TEXT NOT NULL REFERENCES relations(id) ON DELETE CASCADE,
+	chunk_id    TEXT NOT NULL REFERENCES chunks(id) ON DELETE CASCADE,
+	PRIMARY KEY (relation_id, chunk_id)
+) WITHOUT ROWID;
+CREATE INDEX relation_chunks_chunk ON relation_chunks(chunk_id);
+
+CREATE TABLE conversations (
+	id         TEXT PRIMARY KEY,
+	title      TEXT NOT NULL DEFAULT '',
+	created_at INTEGER NOT NULL,
+	updated_at INTEGER NOT NULL
+);
+CREATE INDEX conversations_updated ON conversations(updated_at);
+
+CREATE TABLE turns (
+	id              TEXT PRIMARY KEY,
+	conversation_id TEXT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+	ordinal         INTEGER NOT NULL,
+	question        TEXT NOT NULL DEFAULT '',
+	answer          TEXT NOT NULL DEFAULT '',
+	status          TEXT NOT NULL DEFAULT '',
+	trace           BLOB,
+	citations       BLOB,
+	created_at      INTEGER NOT NULL
+);
+CREATE INDEX turns_conversation ON turns(conversation_id, ordinal);
+`,
+}

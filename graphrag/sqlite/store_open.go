@@ -1,0 +1,146 @@
+// Package sqlite is the embedded knowledge store: one SQLite file (WAL) holding documents, chunks with
+// FTS5 full text and float32 vectors, the entity graph and conversations, behind graphrag.Store.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hopwise/hopwise/graphrag"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+)
+
+// Options fix what the file is built for: every vector stored and queried has EmbedDim values from the
+// model EmbedModel, and a file built for one model and dimension refuses another.
+type Options struct {
+	EmbedDim   int
+	EmbedModel string
+}
+
+// Store is the embedded graphrag.Store. Writes go through one connection (SQLite allows one writer) and
+// reads through a pool; vector search runs over an in-memory copy of the normalised vectors, so use one
+// Store per file in a process: the copy sees only writes made through its own Store.
+type Store struct {
+	path    string
+	dim     int
+	writer  *sql.DB
+	reader  *sql.DB
+	vectors *vectorIndex
+	// vecMu orders each vector-changing transaction with its update of vectors, so a delete and an
+	// embedding of the same chunk leave the copy as the file is.
+	vecMu  sync.Mutex
+	logger *slog.Logger
+}
+
+var _ graphrag.Store = (*Store)(nil)
+
+// busyTimeoutMS is how long a connection waits for the write lock before SQLite reports it busy.
+const busyTimeoutMS = 5000
+
+// Open opens or creates the store file at path, migrates its schema and loads its vectors into memory.
+// It fails with an error wrapping graphrag.ErrDimension when the file was built for another embedding
+// model or dimension.
+func Open(ctx context.Context, path string, opt Options, logger *slog.Logger) (*Store, error) {
+	if opt.EmbedDim <= 0 {
+		return nil, fmt.Errorf("sqlite: open %s: embedding dimension must be positive, got %d", path, opt.EmbedDim)
+	}
+	if path == "" || strings.ContainsRune(path, '?') {
+		return nil, fmt.Errorf("sqlite: open %q: path must be non-empty and contain no '?'", path)
+	}
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	start := time.Now()
+	writer, err := sql.Open("sqlite", dsn(path, false))
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+	}
+	writer.SetMaxOpenConns(1)
+	writer.SetMaxIdleConns(1)
+	writer.SetConnMaxIdleTime(0)
+	reader, err := sql.Open("sqlite", dsn(path, true))
+	if err != nil {
+		writer.Close()
+		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+	}
+	readers := max(4, runtime.NumCPU())
+	reader.SetMaxOpenConns(readers)
+	reader.SetMaxIdleConns(readers)
+	s := &Store{path: path, dim: opt.EmbedDim, writer: writer, reader: reader, vectors: newVectorIndex(opt.EmbedDim), logger: logger}
+	if err := s.prepare(ctx, opt); err != nil {
+		s.Close()
+		return nil, err
+	}
+	logger.Info("sqlite store opened", "path", path, "dim", opt.EmbedDim, "model", opt.EmbedModel,
+		"vectors", s.vectors.len(), "took", time.Since(start).Round(time.Millisecond))
+	return s, nil
+}
+
+// prepare migrates the schema, checks the embedding settings and loads the vectors.
+func (s *Store) prepare(ctx context.Context, opt Options) error {
+	if err := s.migrate(ctx); err != nil {
+		return fmt.Errorf("sqlite: open %s: migrate: %w", s.path, err)
+	}
+	if err := s.checkEmbedding(ctx, opt); err != nil {
+		return fmt.Errorf("sqlite: open %s: %w", s.path, err)
+	}
+	if err := s.loadVectors(ctx); err != nil {
+		return fmt.Errorf("sqlite: open %s: load vectors: %w", s.path, err)
+	}
+	return nil
+}
+
+// dsn is the connection string: WAL, a busy timeout, foreign keys, synchronous NORMAL (durable in WAL up
+// to the last checkpointed commit on power loss, never corrupt); writers take the lock at BEGIN so a
+// transaction never fails half way upgrading from read to write; readers cannot write.
+func dsn(path string, readOnly bool) string {
+	params := []string{
+		fmt.Sprintf("_pragma=busy_timeout(%d)", busyTimeoutMS),
+		"_pragma=foreign_keys(1)",
+		"_pragma=synchronous(NORMAL)",
+	}
+	if readOnly {
+		params = append(params, "_pragma=query_only(1)")
+	} else {
+		params = append(params, "_pragma=journal_mode(WAL)", "_txlock=immediate")
+	}
+	return path + "?" + strings.Join(params, "&")
+}
+
+// Kind names the back end.
+func (s *Store) Kind() string { return "sqlite" }
+
+// Ping checks that the file answers a query.
+func (s *Store) Ping(ctx context.Context) error {
+	var one int
+	if err := s.reader.QueryRowContext(ctx, "SELECT 1").Scan(&one); err != nil {
+		return fmt.Errorf("sqlite: ping: %w", err)
+	}
+	return nil
+}
+
+// Close closes both connection pools; the Store is unusable afterwards.
+func (s *Store) Close() error {
+	var errs []error
+	if s.writer != nil {
+		if _, err := s.writer.Exec("PRAGMA optimize"); err != nil {
+			s.logger.Debug("sqlite optimize before close failed", "err", err)
+		}
+		errs = append(errs, s.writer.Close())
+	}
+	if s.reader != nil {
+		errs = append(errs, s.reader.Close())
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("sqlite: close: %w", err)
+	}
+	return nil
+}
