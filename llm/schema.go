@@ -83,9 +83,9 @@ func schemaName(t reflect.Type) string {
 }
 
 // strictCompatible reports whether OpenAI's strict mode accepts def: every
-// object requires all its properties and allows no others.
+// object requires all its properties and allows no others, nothing is nullable.
 func strictCompatible(def jsonschema.Definition, depth int) bool {
-	if depth > 32 {
+	if depth > 32 || def.Nullable { // "nullable" is not a keyword strict mode knows
 		return false
 	}
 	if def.Type == jsonschema.Object {
