@@ -1,0 +1,13 @@
+package neo4j
+
+import (
+	"testing"
+
+	"github.com/hopwise/hopwise/graphrag"
+	"github.com/hopwise/hopwise/graphrag/storetest"
+)
+
+func TestContract(t *testing.T) {
+	testURI(t)
+	storetest.Run(t, func(t *testing.T, dim int) graphrag.Store { return openTest(t, dim) })
+}

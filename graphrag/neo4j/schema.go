@@ -1,0 +1,126 @@
+package neo4j
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/hopwise/hopwise/graphrag"
+	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
+)
+
+// Index names, used by the queries that read them.
+const (
+	vectorIndex     = "chunk_embedding"
+	chunkTextIndex  = "chunk_text"
+	entityNameIndex = "entity_names"
+	metaID          = "hopwise"
+)
+
+// schemaStatements create the constraints and indexes, each a no-op when it exists. Every node kind has a
+// uniqueness constraint on its key, so MERGE by key never duplicates a node, even from parallel
+// transactions, and lookups by key use the constraint's index.
+var schemaStatements = []string{
+	"CREATE CONSTRAINT document_id IF NOT EXISTS FOR (n:Document) REQUIRE n.id IS UNIQUE",
+	"CREATE CONSTRAINT source_doc_id IF NOT EXISTS FOR (n:Source) REQUIRE n.docId IS UNIQUE",
+	"CREATE CONSTRAINT chunk_id IF NOT EXISTS FOR (n:Chunk) REQUIRE n.id IS UNIQUE",
+	"CREATE CONSTRAINT entity_key IF NOT EXISTS FOR (n:Entity) REQUIRE n.key IS UNIQUE",
+	"CREATE CONSTRAINT conversation_id IF NOT EXISTS FOR (n:Conversation) REQUIRE n.id IS UNIQUE",
+	"CREATE CONSTRAINT turn_id IF NOT EXISTS FOR (n:Turn) REQUIRE n.id IS UNIQUE",
+	"CREATE CONSTRAINT meta_id IF NOT EXISTS FOR (n:Meta) REQUIRE n.id IS UNIQUE",
+	"CREATE INDEX chunk_doc_ordinal IF NOT EXISTS FOR (n:Chunk) ON (n.docId, n.ordinal)",
+	"CREATE FULLTEXT INDEX " + chunkTextIndex + " IF NOT EXISTS FOR (n:Chunk) ON EACH [n.text]",
+	"CREATE FULLTEXT INDEX " + entityNameIndex + " IF NOT EXISTS FOR (n:Entity) ON EACH [n.name, n.searchText]",
+}
+
+// vectorIndexStatement creates the cosine vector index on chunk embeddings for dimension dim.
+func vectorIndexStatement(dim int) string {
+	return fmt.Sprintf("CREATE VECTOR INDEX %s IF NOT EXISTS FOR (n:Chunk) ON (n.embedding) "+
+		"OPTIONS {indexConfig: {`vector.dimensions`: %d, `vector.similarity_function`: 'cosine'}}", vectorIndex, dim)
+}
+
+// ensureSchema checks that an existing database was built for the configured embeddings, then creates
+// what is missing and records the embedding model and dimension in the Meta node.
+func (s *Store) ensureSchema(ctx context.Context) error {
+	dim, err := s.vectorIndexDim(ctx)
+	if err != nil {
+		return fmt.Errorf("neo4j: read vector index: %w", err)
+	}
+	if dim != 0 && dim != s.opt.EmbedDim {
+		return fmt.Errorf("neo4j: the vector index %s on %s has dimension %d but the embedding model gives %d: "+
+			"use the embedding model the database was built with, or an empty database: %w",
+			vectorIndex, s.uri, dim, s.opt.EmbedDim, graphrag.ErrDimension)
+	}
+	if err := s.checkModel(ctx); err != nil {
+		return err
+	}
+	stmts := append(slices.Clone(schemaStatements), vectorIndexStatement(s.opt.EmbedDim))
+	for _, stmt := range stmts {
+		err := s.write(ctx, func(ctx context.Context, tx neo4j.ManagedTransaction) error {
+			return exec(ctx, tx, stmt, nil)
+		})
+		if err != nil {
+			return fmt.Errorf("neo4j: create schema (%s): %w", stmt, err)
+		}
+	}
+	err = s.write(ctx, func(ctx context.Context, tx neo4j.ManagedTransaction) error {
+		if err := exec(ctx, tx, "CALL db.awaitIndexes(300)", nil); err != nil {
+			return err
+		}
+		return exec(ctx, tx, `MERGE (m:Meta {id: $id})
+			SET m.embedDim = $dim, m.embedModel = CASE WHEN $model = '' THEN m.embedModel ELSE $model END`,
+			map[string]any{"id": metaID, "dim": s.opt.EmbedDim, "model": s.opt.EmbedModel})
+	})
+	if err != nil {
+		return fmt.Errorf("neo4j: create schema: %w", err)
+	}
+	return nil
+}
+
+// vectorIndexDim returns the dimension of the existing vector index on chunk embeddings, or 0 when there
+// is none.
+func (s *Store) vectorIndexDim(ctx context.Context) (int, error) {
+	var dim int
+	err := s.read(ctx, func(ctx context.Context, tx neo4j.ManagedTransaction) error {
+		records, err := query(ctx, tx, `SHOW INDEXES YIELD name, type, labelsOrTypes, properties, options
+			WHERE type = 'VECTOR' AND (name = $name OR ('Chunk' IN labelsOrTypes AND 'embedding' IN properties))
+			RETURN options`, map[string]any{"name": vectorIndex})
+		if err != nil {
+			return err
+		}
+		config := asMap(asMap(first(records))["indexConfig"])
+		dim = asInt(config["vector.dimensions"])
+		return nil
+	})
+	return dim, err
+}
+
+// checkModel refuses a database whose embedded chunks come from another embedding model than the one
+// configured: their vectors cannot be compared with the new model's, even at the same dimension.
+func (s *Store) checkModel(ctx context.Context) error {
+	if s.opt.EmbedModel == "" {
+		return nil
+	}
+	var model string
+	var embedded int
+	err := s.read(ctx, func(ctx context.Context, tx neo4j.ManagedTransaction) error {
+		records, err := query(ctx, tx, `OPTIONAL MATCH (m:Meta {id: $id})
+			RETURN m.embedModel AS model, COUNT { MATCH (c:Chunk) WHERE c.embedding IS NOT NULL } AS embedded`,
+			map[string]any{"id": metaID})
+		if err != nil {
+			return err
+		}
+		if len(records) > 0 {
+			model, embedded = asString(records[0].Values[0]), asInt(records[0].Values[1])
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("neo4j: read meta: %w", err)
+	}
+	if model == "" || embedded == 0 || model == s.opt.EmbedModel {
+		return nil
+	}
+	return fmt.Errorf("neo4j: %s holds %d chunks embedded with %q but the embedding model is %q: "+
+		"use that model, or an empty database: %w", s.uri, embedded, model, s.opt.EmbedModel, graphrag.ErrDimension)
+}

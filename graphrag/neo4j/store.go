@@ -1,0 +1,123 @@
+// Package neo4j is the Neo4j 5 implementation of graphrag.Store: documents, chunks, entities,
+// conversations and turns as nodes, the entity graph as RELATED edges, a vector index on chunk embeddings
+// and full-text indexes on chunk text and entity names. It holds all state of the app, so any number of
+// hopwise processes can share one database.
+package neo4j
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync/atomic"
+	"time"
+
+	"github.com/hopwise/hopwise/graphrag"
+	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
+	"github.com/neo4j/neo4j-go-driver/v5/neo4j/config"
+)
+
+// Options configure a Store.
+type Options struct {
+	// EmbedDim is the dimension of the chunk vector index; every embedding put or queried must have it.
+	EmbedDim int
+	// EmbedModel names the embedding model the vectors come from; it is recorded in the Meta node.
+	EmbedModel string
+	// Database is the Neo4j database to use; empty means the server's default database.
+	Database string
+}
+
+// Store is a graphrag.Store backed by Neo4j. It is safe for concurrent use.
+type Store struct {
+	driver neo4j.DriverWithContext
+	uri    string
+	opt    Options
+	logger *slog.Logger
+
+	// down is set when a call found the server unreachable; the next calls probe it first and fail fast
+	// until it answers again.
+	down atomic.Bool
+	// probeAfter is how long a call may run before a probe checks the server still answers.
+	probeAfter time.Duration
+}
+
+var _ graphrag.Store = (*Store)(nil)
+
+// connectTimeout bounds Open's connectivity check and each probe of a call that takes long.
+const connectTimeout = 5 * time.Second
+
+// Open connects to the Neo4j server at uri (bolt://, neo4j:// or their +s variants), checks that it
+// answers and creates the schema for opt.EmbedDim when missing. An empty user means no authentication.
+// It fails with graphrag.ErrUnavailable when the server cannot be reached and graphrag.ErrDimension when
+// the database was built with another embedding dimension or model.
+func Open(ctx context.Context, uri, user, password string, opt Options, logger *slog.Logger) (*Store, error) {
+	if opt.EmbedDim <= 0 {
+		return nil, fmt.Errorf("neo4j: open: embedding dimension must be positive, got %d", opt.EmbedDim)
+	}
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	token := neo4j.NoAuth()
+	if user != "" {
+		token = neo4j.BasicAuth(user, password, "")
+	}
+	driver, err := neo4j.NewDriverWithContext(uri, token, func(c *config.Config) {
+		c.SocketConnectTimeout = connectTimeout
+		c.ConnectionAcquisitionTimeout = 30 * time.Second
+		c.MaxTransactionRetryTime = 30 * time.Second
+	})
+	if err != nil {
+		return nil, fmt.Errorf("neo4j: open %s: %w", uri, err)
+	}
+	s := &Store{driver: driver, uri: uri, opt: opt, logger: logger, probeAfter: time.Second}
+	if err := s.verify(ctx); err != nil {
+		_ = driver.Close(context.WithoutCancel(ctx))
+		return nil, err
+	}
+	if err := s.ensureSchema(ctx); err != nil {
+		_ = driver.Close(context.WithoutCancel(ctx))
+		return nil, err
+	}
+	logger.Info("neo4j store open", "uri", uri, "database", opt.Database, "dim", opt.EmbedDim, "model", opt.EmbedModel)
+	return s, nil
+}
+
+// verify checks connectivity and credentials, saying what to check when either fails.
+func (s *Store) verify(ctx context.Context) error {
+	vctx, cancel := context.WithTimeout(ctx, connectTimeout)
+	defer cancel()
+	err := s.driver.VerifyConnectivity(vctx)
+	if err == nil {
+		return nil
+	}
+	var dbErr *neo4j.Neo4jError
+	if errors.As(err, &dbErr) && isSecurityCode(dbErr.Code) {
+		return fmt.Errorf("neo4j: %s refused the credentials (check NEO4J_USERNAME and NEO4J_PASSWORD): %w", s.uri, err)
+	}
+	if ctx.Err() != nil {
+		return fmt.Errorf("neo4j: open %s: %w", s.uri, ctx.Err())
+	}
+	return fmt.Errorf("neo4j: cannot reach %s: %v (check that Neo4j is running and that NEO4J_URI names its Bolt address): %w",
+		s.uri, err, graphrag.ErrUnavailable)
+}
+
+// Kind names the back end.
+func (s *Store) Kind() string { return "neo4j" }
+
+// Ping checks that the server answers.
+func (s *Store) Ping(ctx context.Context) error {
+	if err := s.probe(ctx); err != nil {
+		return fmt.Errorf("neo4j: ping: %w", err)
+	}
+	return nil
+}
+
+// Close releases the driver's connections.
+func (s *Store) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), connectTimeout)
+	defer cancel()
+	if err := s.driver.Close(ctx); err != nil {
+		return fmt.Errorf("neo4j: close: %w", err)
+	}
+	return nil
+}
