@@ -1,0 +1,193 @@
+package chunk
+
+import (
+	"strings"
+	"unicode"
+
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/extension"
+	east "github.com/yuin/goldmark/extension/ast"
+	"github.com/yuin/goldmark/text"
+)
+
+type blockKind int
+
+const (
+	kindText blockKind = iota // blockquote, HTML, rule, text goldmark did not place in a block
+	kindParagraph
+	kindTable
+	kindList
+	kindCode
+	kindHeading
+)
+
+// block is one top-level Markdown block: whole source lines [start, end),
+// trailing blank lines excluded. Consecutive blocks tile the source.
+type block struct {
+	kind       blockKind
+	start, end int
+	items      []int  // list: start offset of each item
+	level      int    // heading level
+	title      string // heading text without markup
+}
+
+// section is the run of blocks under one heading (or before the first).
+type section struct {
+	path    []string
+	blocks  []block
+	heading *block // set when the heading must stand as the body: nothing under it
+	end     int    // source offset where the section ends
+}
+
+var markdown = goldmark.New(goldmark.WithExtensions(extension.Table))
+
+// scanBlocks parses src and cuts it into top-level blocks at the line where
+// each block starts, so every byte of src belongs to exactly one block.
+func scanBlocks(src string) []block {
+	source := []byte(src)
+	doc := markdown.Parser().Parse(text.NewReader(source))
+	var blocks []block
+	last := 0
+	for n := doc.FirstChild(); n != nil; n = n.NextSibling() {
+		start := n.Pos()
+		if start < 0 || start > len(src) {
+			continue
+		}
+		start = lineStart(src, start)
+		if len(blocks) == 0 && start > 0 && strings.TrimSpace(src[:start]) != "" {
+			blocks = append(blocks, block{kind: kindText, start: 0})
+		}
+		if len(blocks) > 0 && start <= last {
+			// No new line: the node stays in the previous block. A table
+			// goldmark carved out of a paragraph makes that block a table.
+			if n.Kind() == east.KindTable {
+				blocks[len(blocks)-1].kind = kindTable
+			}
+			continue
+		}
+		blocks = append(blocks, describe(n, source, start))
+		last = start
+	}
+	if len(blocks) == 0 && strings.TrimSpace(src) != "" {
+		blocks = append(blocks, block{kind: kindText})
+	}
+	for i := range blocks {
+		end := len(src)
+		if i+1 < len(blocks) {
+			end = blocks[i+1].start
+		}
+		blocks[i].end = blocks[i].start + len(strings.TrimRight(src[blocks[i].start:end], " \t\r\n"))
+	}
+	return blocks
+}
+
+func describe(n ast.Node, source []byte, start int) block {
+	b := block{kind: kindText, start: start}
+	switch n.Kind() {
+	case ast.KindParagraph:
+		b.kind = kindParagraph
+	case east.KindTable:
+		b.kind = kindTable
+	case ast.KindFencedCodeBlock, ast.KindCodeBlock:
+		b.kind = kindCode
+	case ast.KindHeading:
+		b.kind = kindHeading
+		b.level = n.(*ast.Heading).Level
+		b.title = inlineText(n, source)
+	case ast.KindList:
+		b.kind = kindList
+		for item := n.FirstChild(); item != nil; item = item.NextSibling() {
+			if p := item.Pos(); p >= start && p <= len(source) {
+				if s := lineStart(string(source), p); len(b.items) == 0 || s > b.items[len(b.items)-1] {
+					b.items = append(b.items, s)
+				}
+			}
+		}
+	}
+	return b
+}
+
+func lineStart(src string, i int) int {
+	return strings.LastIndexByte(src[:i], '\n') + 1
+}
+
+// inlineText is the plain text of a node's inline content.
+func inlineText(n ast.Node, source []byte) string {
+	var b strings.Builder
+	var walk func(ast.Node)
+	walk = func(n ast.Node) {
+		for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+			switch t := c.(type) {
+			case *ast.Text:
+				b.Write(t.Segment.Value(source))
+				if t.SoftLineBreak() || t.HardLineBreak() {
+					b.WriteByte(' ')
+				}
+			case *ast.String:
+				b.Write(t.Value)
+			case *ast.RawHTML:
+			default:
+				walk(c)
+			}
+		}
+	}
+	walk(n)
+	return strings.Join(strings.Fields(b.String()), " ")
+}
+
+// scanSections groups the blocks of src by heading. A level-1 heading equal
+// to the document title is left out of section paths.
+func scanSections(src, title string) []section {
+	type open struct {
+		level int
+		title string
+	}
+	var stack []open
+	cur := section{}
+	var out []section
+	closeSection := func(end, nextLevel int, h *block) {
+		cur.end = end
+		if len(cur.blocks) == 0 && h != nil && (nextLevel == 0 || nextLevel <= h.level) {
+			cur.heading = h
+		}
+		if len(cur.blocks) > 0 || cur.heading != nil {
+			out = append(out, cur)
+		}
+	}
+	var heading *block
+	blocks := scanBlocks(src)
+	for i := range blocks {
+		b := blocks[i]
+		if b.kind != kindHeading {
+			cur.blocks = append(cur.blocks, b)
+			continue
+		}
+		closeSection(b.start, b.level, heading)
+		for len(stack) > 0 && stack[len(stack)-1].level >= b.level {
+			stack = stack[:len(stack)-1]
+		}
+		stack = append(stack, open{b.level, b.title})
+		path := []string{}
+		for _, o := range stack {
+			if o.title == "" || o.level == 1 && sameTitle(o.title, title) {
+				continue
+			}
+			path = append(path, o.title)
+		}
+		heading = &blocks[i]
+		cur = section{path: path}
+	}
+	closeSection(len(src), 0, heading)
+	return out
+}
+
+// sameTitle compares titles by their letters and digits only.
+func sameTitle(a, b string) bool {
+	norm := func(s string) string {
+		return strings.Join(strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
+			return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+		}), " ")
+	}
+	return norm(a) != "" && norm(a) == norm(b)
+}

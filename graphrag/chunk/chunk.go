@@ -1,0 +1,81 @@
+// Package chunk splits the Markdown of one document into chunks for
+// embedding and search, following its structure: a heading closes the
+// previous chunk, the blocks of one section are packed greedily up to a
+// token budget, and a block that does not fit is split where its structure
+// allows (between table rows with the header repeated, between list items,
+// at sentences, then words).
+//
+// Chunk bodies are slices of the source Markdown, never a re-rendering, so
+// tables and lists keep their original text.
+package chunk
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Default options, used for any Options field that is zero or negative.
+const (
+	DefaultMaxTokens = 350
+	DefaultMaxChunks = 5000
+	// MinMaxTokens is the smallest MaxTokens honoured; smaller values are
+	// raised to it, so that a title prefix and some text always fit.
+	MinMaxTokens = 32
+)
+
+// ErrTooManyChunks is returned, wrapped with the count and the cap, when a
+// document needs more than Options.MaxChunks chunks.
+var ErrTooManyChunks = errors.New("too many chunks")
+
+// Options tunes Split. Zero fields take the defaults.
+type Options struct {
+	MaxTokens int // cap on Chunk.Tokens, except for a table row too long to fit alone
+	MaxChunks int // cap on the number of chunks of one document
+}
+
+// Chunk is one piece of a document.
+type Chunk struct {
+	Ordinal int      // position in the document, from 0
+	Section []string // heading titles above the body, outermost first; empty before the first heading
+	Body    string   // source Markdown of the chunk, never blank
+	Text    string   // "<title> > <section path>\n\n" + Body: what is embedded and indexed
+	Tokens  int      // cl100k_base tokens in Text
+}
+
+func (o Options) withDefaults() Options {
+	if o.MaxTokens <= 0 {
+		o.MaxTokens = DefaultMaxTokens
+	}
+	o.MaxTokens = max(o.MaxTokens, MinMaxTokens)
+	if o.MaxChunks <= 0 {
+		o.MaxChunks = DefaultMaxChunks
+	}
+	return o
+}
+
+// Split cuts markdown into chunks whose Text starts with the document title
+// and section path. Blank markdown gives no chunks.
+func Split(title, markdown string, opt Options) ([]Chunk, error) {
+	opt = opt.withDefaults()
+	s := &splitter{src: markdown, title: strings.TrimSpace(title), opt: opt}
+	for _, sec := range scanSections(markdown, s.title) {
+		s.section(sec)
+		if len(s.chunks) > opt.MaxChunks {
+			about := int64(len(s.chunks)) * int64(len(markdown)) / int64(max(1, sec.end))
+			return nil, fmt.Errorf("chunk: %w: document needs more than %d chunks (about %d), cap %d",
+				ErrTooManyChunks, opt.MaxChunks, max(about, int64(opt.MaxChunks)+1), opt.MaxChunks)
+		}
+	}
+	return s.chunks, nil
+}
+
+// prefix is the line that introduces every chunk of a section.
+func prefix(title string, section []string) string {
+	parts := make([]string, 0, len(section)+1)
+	if title != "" {
+		parts = append(parts, title)
+	}
+	parts = append(parts, section...)
+	return strings.Join(parts, " > ")
+}

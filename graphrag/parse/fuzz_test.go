@@ -1,0 +1,99 @@
+package parse
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+)
+
+var fuzzLimits = Limits{MaxBytes: 1 << 20, MaxInflated: 8 << 20, MaxPages: 50}
+
+// checkParse asserts what Parse promises on any input: no recovered panic
+// of its own, only sentinel errors, and a usable document otherwise.
+func checkParse(t *testing.T, name string, data []byte) {
+	var doc Document
+	var err error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		doc, err = Parse(name, bytes.NewReader(data), fuzzLimits)
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("Parse still running after 10s")
+	}
+	if err != nil {
+		if errors.Is(err, errInternal) {
+			t.Fatalf("panic recovered: %v", err)
+		}
+		for _, s := range []error{ErrUnsupported, ErrTooLarge, ErrEmpty, ErrBinary, ErrMalformed} {
+			if errors.Is(err, s) {
+				return
+			}
+		}
+		t.Fatalf("error wraps no sentinel: %v", err)
+	}
+	if strings.TrimSpace(doc.Markdown) == "" || doc.Title == "" || doc.Format == "" {
+		t.Fatalf("incomplete document: %+v", doc)
+	}
+	if !utf8.ValidString(doc.Markdown) || !utf8.ValidString(doc.Title) {
+		t.Fatalf("invalid UTF-8 in %+v", doc)
+	}
+}
+
+func addTestdataSeeds(f *testing.F, exts ...string) {
+	for _, dir := range []string{"testdata", filepath.Join("testdata", "bad")} {
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			for _, ext := range exts {
+				if strings.HasSuffix(e.Name(), ext) && !strings.Contains(e.Name(), "bomb") {
+					data, err := os.ReadFile(filepath.Join(dir, e.Name()))
+					if err == nil {
+						f.Add(data)
+					}
+				}
+			}
+		}
+	}
+}
+
+func FuzzParseHTML(f *testing.F) {
+	for _, s := range []string{
+		"<html><head><title>T</title></head><body><h1>A</h1><p>b<br>c</p><ul><li>x<ol><li>y</ol></ul></body></html>",
+		"<table><tr><th>a</th><th>b</th></tr><tr><td>1<table><tr><td>2</td></tr></table></td></tr></table>",
+		"<pre>```code```</pre><blockquote><p># q</p></blockquote><script>x</script><svg><text>no</text></svg>",
+		"<meta charset=\"windows-1252\"><p>\x93quoted\x94</p>",
+		"<p>unclosed <b>bold <table><td>cell",
+	} {
+		f.Add([]byte(s))
+	}
+	addTestdataSeeds(f, ".html")
+	f.Fuzz(func(t *testing.T, data []byte) { checkParse(t, "page.html", data) })
+}
+
+func FuzzParsePDF(f *testing.F) {
+	addTestdataSeeds(f, ".pdf")
+	f.Fuzz(func(t *testing.T, data []byte) { checkParse(t, "doc.pdf", data) })
+}
+
+func FuzzParseDOCX(f *testing.F) {
+	addTestdataSeeds(f, ".docx")
+	f.Add(buildDOCX(docxPara("Heading3", "h") + `<w:tbl><w:tr><w:tc><w:tbl><w:tr>` + docxCell("x") + `</w:tr></w:tbl></w:tc></w:tr></w:tbl>`))
+	f.Fuzz(func(t *testing.T, data []byte) { checkParse(t, "doc.docx", data) })
+}
+
+func FuzzParseText(f *testing.F) {
+	for _, s := range []string{"hello\n\nworld", "\uFEFF# Title\r\n\r\ntext", "---\ntitle: x\n---\n# T\n", "a\x00b", "\xff\xfe", "   "} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		checkParse(t, "notes.txt", data)
+		checkParse(t, "notes.md", data)
+	})
+}

@@ -1,0 +1,132 @@
+// Package parse turns uploaded documents (.txt, .md, .html, .pdf, .docx) into
+// Markdown, so that one chunker serves every format: headings as "#", list
+// items as "- ", tables as pipe tables and paragraphs separated by blank lines.
+//
+// Parse reads its input once, through a size limit, and never panics: input
+// that cannot be read is reported with one of the sentinel errors below,
+// wrapped with a readable reason.
+package parse
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"path"
+	"strings"
+)
+
+// Sentinel errors; Parse wraps them with detail, so test them with errors.Is.
+var (
+	// ErrUnsupported: the file type is not one Parse reads.
+	ErrUnsupported = errors.New("unsupported file type")
+	// ErrTooLarge: the input, its inflated content or its page count passes a Limits cap.
+	ErrTooLarge = errors.New("file too large")
+	// ErrEmpty: the file holds no text (empty, whitespace only, or no extractable text).
+	ErrEmpty = errors.New("file has no text")
+	// ErrBinary: a text file that looks binary (NUL bytes, invalid UTF-8, binary magic bytes).
+	ErrBinary = errors.New("file looks binary (NUL bytes / invalid UTF-8)")
+	// ErrMalformed: the content does not match its format (truncated PDF, DOCX that is not a zip...).
+	ErrMalformed = errors.New("malformed file")
+)
+
+// Default limits, used for any Limits field that is zero or negative.
+const (
+	DefaultMaxBytes    int64 = 25 << 20
+	DefaultMaxInflated int64 = 100 << 20
+	DefaultMaxPages          = 2000
+)
+
+// Limits caps the work Parse does on one file. Zero fields take the defaults.
+type Limits struct {
+	MaxBytes    int64 // bytes read from the input
+	MaxInflated int64 // bytes decompressed from a DOCX zip or from PDF streams, and Markdown produced
+	MaxPages    int   // PDF pages
+}
+
+func (l Limits) withDefaults() Limits {
+	if l.MaxBytes <= 0 {
+		l.MaxBytes = DefaultMaxBytes
+	}
+	if l.MaxInflated <= 0 {
+		l.MaxInflated = DefaultMaxInflated
+	}
+	if l.MaxPages <= 0 {
+		l.MaxPages = DefaultMaxPages
+	}
+	return l
+}
+
+// Document is a parsed file. Markdown is valid UTF-8 and never blank.
+type Document struct {
+	Title    string // never empty: from the content, else the file name
+	Format   string // "text", "markdown", "html", "pdf" or "docx"
+	Markdown string
+}
+
+type parser func(name string, r io.Reader, lim Limits) (Document, error)
+
+var parsers = map[string]parser{
+	".txt":      parseText,
+	".text":     parseText,
+	".md":       parseMarkdown,
+	".markdown": parseMarkdown,
+	".html":     parseHTML,
+	".htm":      parseHTML,
+	".pdf":      parsePDF,
+	".docx":     parseDOCX,
+}
+
+// Supported reports whether Parse reads files with this name's extension.
+func Supported(filename string) bool {
+	_, ok := parsers[extension(filename)]
+	return ok
+}
+
+// Parse reads one document, choosing the format by the file name's extension
+// and checking that the content matches it. It reads at most lim.MaxBytes+1
+// bytes from r, once.
+func Parse(filename string, r io.Reader, lim Limits) (doc Document, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			doc, err = Document{}, fmt.Errorf("parse %s: %w", baseName(filename), recoveredError("panic", v, true))
+		}
+	}()
+	ext := extension(filename)
+	p, ok := parsers[ext]
+	if !ok {
+		if ext == "" {
+			return Document{}, fmt.Errorf("parse %s: %w: no file extension", baseName(filename), ErrUnsupported)
+		}
+		return Document{}, fmt.Errorf("parse %s: %w: %q", baseName(filename), ErrUnsupported, ext)
+	}
+	doc, err = p(filename, r, lim.withDefaults())
+	if err != nil {
+		return Document{}, fmt.Errorf("parse %s: %w", baseName(filename), err)
+	}
+	if strings.TrimSpace(doc.Markdown) == "" {
+		return Document{}, fmt.Errorf("parse %s: %w: no text found", baseName(filename), ErrEmpty)
+	}
+	if doc.Title == "" {
+		doc.Title = titleFromName(filename)
+	}
+	return doc, nil
+}
+
+// extension is the lower-case extension of a file name, with its dot.
+func extension(filename string) string {
+	return strings.ToLower(path.Ext(baseName(filename)))
+}
+
+// baseName is the last element of a slash or backslash separated path.
+func baseName(filename string) string {
+	return path.Base(strings.ReplaceAll(filename, `\`, "/"))
+}
+
+// titleFromName is the file name without directory and extension.
+func titleFromName(filename string) string {
+	base := baseName(filename)
+	if t := strings.TrimSpace(strings.TrimSuffix(base, path.Ext(base))); t != "" && t != "." && t != "/" {
+		return t
+	}
+	return "untitled"
+}
