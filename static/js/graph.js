@@ -1,0 +1,134 @@
+// Graph explorer: draws entity neighbourhoods with cytoscape from /api/graph/neighborhood. Names are only ever
+// given to cytoscape as data (drawn as canvas text) or set with textContent, never as HTML. Details come
+// from the server as htmx fragments.
+(function () {
+  "use strict";
+
+  var palette = ["#1d5fa8", "#1f7a3d", "#9a5b00", "#7a3d9a", "#b42318", "#0f7b80", "#5b6169", "#a8326d"];
+  function colour(type) {
+    var h = 0;
+    for (var i = 0; i < type.length; i++) h = (h * 31 + type.charCodeAt(i)) >>> 0;
+    return palette[h % palette.length];
+  }
+
+  function init() {
+    var el = document.getElementById("graph-canvas");
+    if (!el || typeof cytoscape !== "function") return;
+    var start = (el.dataset.entities || "").split(",").filter(Boolean);
+    var facts = el.dataset.facts || "";
+    var hidden = {};
+    var cy = cytoscape({
+      container: el,
+      wheelSensitivity: 0.3,
+      style: [
+        { selector: "node", style: {
+          "background-color": "data(colour)", "label": "data(name)", "color": "#1f2328", "font-size": 12,
+          "text-valign": "bottom", "text-margin-y": 4, "width": 26, "height": 26,
+          "text-background-color": "#ffffff", "text-background-opacity": 0.8, "text-background-padding": 2 } },
+        { selector: "node.start", style: { "border-width": 4, "border-color": "#f0a000", "width": 34, "height": 34 } },
+        { selector: "edge", style: {
+          "width": 2, "line-color": "#b8b4a9", "target-arrow-color": "#b8b4a9", "target-arrow-shape": "triangle",
+          "curve-style": "bezier", "label": "data(label)", "font-size": 10, "color": "#5b6169",
+          "text-rotation": "autorotate", "text-background-color": "#ffffff", "text-background-opacity": 0.8 } },
+        { selector: ":selected", style: { "border-width": 4, "border-color": "#1d5fa8", "line-color": "#1d5fa8", "target-arrow-color": "#1d5fa8" } },
+        { selector: ".filtered", style: { "display": "none" } }
+      ]
+    });
+
+    function load(keys, onlyFacts) {
+      var q = new URLSearchParams();
+      keys.forEach(function (k) { q.append("entity", k); });
+      if (onlyFacts) q.set("facts", onlyFacts);
+      return fetch("/api/graph/neighborhood?" + q.toString(), { credentials: "same-origin" })
+        .then(function (r) { if (!r.ok) throw new Error("status " + r.status); return r.json(); })
+        .then(function (g) {
+          var added = cy.collection();
+          g.nodes.forEach(function (n) {
+            if (cy.getElementById(n.key).nonempty()) return;
+            var type = n.type || "other";
+            added = added.union(cy.add({ group: "nodes", data: { id: n.key, name: n.name, type: type, colour: colour(type) } }));
+          });
+          g.edges.forEach(function (e) {
+            if (cy.getElementById(e.id).nonempty()) return;
+            if (cy.getElementById(e.source).empty() || cy.getElementById(e.target).empty()) return;
+            var values = Object.keys(e.values || {}).map(function (k) { return k.replace(/_/g, " ") + ": " + e.values[k]; });
+            var label = e.label + (values.length ? " (" + values.join(", ") + ")" : "");
+            added = added.union(cy.add({ group: "edges", data: { id: e.id, source: e.source, target: e.target, label: label } }));
+          });
+          keys.forEach(function (k) { cy.getElementById(k).addClass("start"); });
+          applyFilter();
+          buildFilter();
+          cy.layout({ name: "cose", animate: false, padding: 30, nodeRepulsion: function () { return 9000; } }).run();
+          el.dataset.nodes = String(cy.nodes().length);
+          el.dataset.edges = String(cy.edges().length);
+          return added;
+        })
+        .catch(function () { showMessage("The graph could not be loaded. Reload the page to try again."); });
+    }
+
+    function showMessage(text) {
+      var panel = document.getElementById("graph-detail");
+      if (!panel) return;
+      var p = document.createElement("p");
+      p.className = "notice bad";
+      p.textContent = text;
+      panel.replaceChildren(p);
+    }
+
+    function buildFilter() {
+      var box = document.getElementById("graph-filter");
+      if (!box) return;
+      var types = {};
+      cy.nodes().forEach(function (n) { types[n.data("type")] = true; });
+      var names = Object.keys(types).sort();
+      var legend = box.querySelector("legend");
+      box.replaceChildren(legend);
+      names.forEach(function (t) {
+        var label = document.createElement("label");
+        var input = document.createElement("input");
+        input.type = "checkbox";
+        input.checked = !hidden[t];
+        input.addEventListener("change", function () { hidden[t] = !input.checked; applyFilter(); });
+        var swatch = document.createElement("span");
+        swatch.textContent = "●";
+        swatch.setAttribute("aria-hidden", "true");
+        swatch.className = "swatch-" + (palette.indexOf(colour(t)));
+        label.append(input, swatch, document.createTextNode(t));
+        box.append(label);
+      });
+      box.hidden = names.length < 2;
+    }
+
+    function applyFilter() {
+      cy.nodes().forEach(function (n) { n.toggleClass("filtered", !!hidden[n.data("type")]); });
+    }
+
+    function expand(key) {
+      load([key]).then(function () {
+        var n = cy.getElementById(key);
+        if (n.nonempty()) cy.animate({ center: { eles: n } }, { duration: 200 });
+      });
+    }
+
+    cy.on("tap", "node", function (ev) {
+      htmx.ajax("GET", "/graph/entity?key=" + encodeURIComponent(ev.target.id()), { target: "#graph-detail", swap: "innerHTML" });
+    });
+    cy.on("tap", "edge", function (ev) {
+      var e = ev.target;
+      htmx.ajax("GET", "/graph/relation?id=" + encodeURIComponent(e.id()) + "&source=" + encodeURIComponent(e.data("source")),
+        { target: "#graph-detail", swap: "innerHTML" });
+    });
+    cy.on("dbltap", "node", function (ev) { expand(ev.target.id()); });
+    document.addEventListener("click", function (ev) {
+      var b = ev.target.closest && ev.target.closest("[data-expand]");
+      if (b) expand(b.getAttribute("data-expand"));
+    });
+    var fit = document.getElementById("graph-fit");
+    if (fit) fit.addEventListener("click", function () { cy.fit(undefined, 30); });
+
+    window.hopwiseGraph = cy; // for the end-to-end tests
+    if (start.length > 0) load(start, facts);
+  }
+
+  document.addEventListener("DOMContentLoaded", init);
+})();

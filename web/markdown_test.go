@@ -1,0 +1,111 @@
+package web
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+// xssPayloads are what a model (or a document it quotes) might put in an answer. RELIABILITY.md row 19.
+var xssPayloads = []struct{ name, md string }{
+	{"script tag", "Hello <script>alert(1)</script> world"},
+	{"img onerror", `<img src=x onerror="alert(1)">`},
+	{"event handler in raw html", `<a href="/x" onclick="alert(1)">x</a>`},
+	{"javascript link", "[click](javascript:alert(1))"},
+	{"entity-encoded javascript link", "[click](java&#115;cript:alert(1))"},
+	{"colon entity javascript link", "[click](javascript&colon;alert(1))"},
+	{"upper-case javascript link", "[click](JaVaScRiPt:alert(1))"},
+	{"data uri link", "[click](data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==)"},
+	{"external image", "![tracker](https://evil.example/pixel.png)"},
+	{"external image with title", `![a "b"](https://evil.example/x.png "t")`},
+	{"autolink javascript", "<javascript:alert(1)>"},
+	{"iframe", `<iframe src="https://evil.example"></iframe>`},
+	{"svg onload", `<svg onload=alert(1)>`},
+	{"style attribute", `<p style="background:url(https://evil.example)">x</p>`},
+	{"html comment breaking out", "<!-- --><script>alert(1)</script> -->"},
+}
+
+var (
+	scriptTag    = regexp.MustCompile(`(?i)<\s*script`)
+	eventHandler = regexp.MustCompile(`(?i)<[^>]+\son[a-z]+\s*=`)
+	jsURL        = regexp.MustCompile(`(?i)(href|src)\s*=\s*"?\s*(javascript|data|vbscript):`)
+	anyImage     = regexp.MustCompile(`(?i)<\s*img`)
+	frames       = regexp.MustCompile(`(?i)<\s*(iframe|svg|object|embed|style)`)
+	styleAttr    = regexp.MustCompile(`(?i)\sstyle\s*=`)
+)
+
+func assertSafe(t *testing.T, html string) {
+	t.Helper()
+	for name, re := range map[string]*regexp.Regexp{"script": scriptTag, "event handler": eventHandler,
+		"dangerous URL": jsURL, "image": anyImage, "frame/svg/style": frames, "style attribute": styleAttr} {
+		if re.MatchString(html) {
+			t.Errorf("%s reached the page: %s", name, html)
+		}
+	}
+}
+
+func TestRenderMarkdownNeverPassesActiveContent(t *testing.T) {
+	for _, p := range xssPayloads {
+		t.Run(p.name, func(t *testing.T) {
+			assertSafe(t, RenderMarkdown(p.md, "cite-t-"))
+		})
+	}
+}
+
+func TestRenderMarkdownGolden(t *testing.T) {
+	var b strings.Builder
+	for _, p := range xssPayloads {
+		b.WriteString("## " + p.name + "\n" + RenderMarkdown(p.md, "cite-t-") + "\n")
+	}
+	b.WriteString("## answer with citations\n" + RenderMarkdown("You can receive **600 EUR** [1].\n\n- 600 EUR over 3,500 km [1, 2]\n- a [link](https://example.org) and [local](/documents)\n", "cite-t-") + "\n")
+	got := b.String()
+	path := filepath.Join("testdata", "markdown.golden")
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("rendering changed; review and run with -update.\ngot:\n%s", got)
+	}
+}
+
+func TestCitationMarkersBecomeLinks(t *testing.T) {
+	tests := []struct {
+		name, md string
+		want     []string
+	}{
+		{"single", "600 EUR [1].", []string{`href="#cite-t-1"`}},
+		{"list", "both [1, 2]", []string{`href="#cite-t-1"`, `href="#cite-t-2"`}},
+		{"adjacent", "both [2][4]", []string{`href="#cite-t-2"`, `href="#cite-t-4"`}},
+		{"link text left alone", "[1](https://example.org)", []string{`href="https://example.org"`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := RenderMarkdown(tt.md, "cite-t-")
+			for _, w := range tt.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("%q rendered as %s; want %s", tt.md, got, w)
+				}
+			}
+		})
+	}
+}
+
+func FuzzRenderMarkdown(f *testing.F) {
+	for _, p := range xssPayloads {
+		f.Add(p.md)
+	}
+	f.Fuzz(func(t *testing.T, md string) {
+		assertSafe(t, RenderMarkdown(md, "cite-t-"))
+	})
+}
