@@ -125,4 +125,6 @@ CREATE TABLE turns (
 );
 CREATE INDEX turns_conversation ON turns(conversation_id, ordinal);
 `,
+	// 2: the per-term document counts of the chunk index, read to leave out words most chunks hold.
+	`CREATE VIRTUAL TABLE chunks_vocab USING fts5vocab(chunks_fts, 'row');`,
 }

@@ -1,0 +1,58 @@
+package sqlite
+
+import (
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+func schemaVersion(t *testing.T, s *Store) int {
+	t.Helper()
+	var v string
+	if err := s.reader.QueryRowContext(t.Context(), `SELECT value FROM meta WHERE key = ?`, metaSchemaVersion).Scan(&v); err != nil {
+		t.Fatalf("read schema version: %v", err)
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func TestMigrateFromAnOlderVersion(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "hopwise.db")
+	s := openTemp(t, path, 4)
+	if v := schemaVersion(t, s); v != len(migrations) {
+		t.Fatalf("new file at version %d, want %d", v, len(migrations))
+	}
+	fill(t, s, "a.txt")
+	// Take the file back to version 1, as an older Hopwise left it.
+	if _, err := s.writer.ExecContext(t.Context(), `DROP TABLE chunks_vocab;
+		UPDATE meta SET value = '1' WHERE key = 'schema_version'`); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+
+	s = openTemp(t, path, 4)
+	if v := schemaVersion(t, s); v != len(migrations) {
+		t.Errorf("reopened file at version %d, want %d", v, len(migrations))
+	}
+	var docs int
+	if err := s.reader.QueryRowContext(t.Context(), `SELECT doc FROM chunks_vocab WHERE term = 'munich'`).Scan(&docs); err != nil || docs != 1 {
+		t.Errorf("chunks_vocab after migration: munich in %d chunks, %v; want 1", docs, err)
+	}
+}
+
+func TestRefuseANewerVersion(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "hopwise.db")
+	s := openTemp(t, path, 4)
+	if _, err := s.writer.ExecContext(t.Context(), `UPDATE meta SET value = '99' WHERE key = 'schema_version'`); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	_, err := Open(t.Context(), path, Options{EmbedDim: 4, EmbedModel: "test-embed"}, nil)
+	if err == nil || !strings.Contains(err.Error(), "schema version 99") {
+		t.Errorf("Open of a newer file: %v, want a refusal naming version 99", err)
+	}
+}
