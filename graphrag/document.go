@@ -22,10 +22,12 @@ const (
 	StatusExtracting DocStatus = "extracting"
 	StatusDone       DocStatus = "done"
 	StatusFailed     DocStatus = "failed"
+	// StatusDeleted appears only in progress events: the document is gone.
+	StatusDeleted DocStatus = "deleted"
 )
 
 // Finished reports whether no job works on a document in this status.
-func (s DocStatus) Finished() bool { return s == StatusDone || s == StatusFailed }
+func (s DocStatus) Finished() bool { return s == StatusDone || s == StatusFailed || s == StatusDeleted }
 
 // Document is one ingested file. Its ID is derived from the content hash, so the same bytes uploaded
 // twice name the same document.

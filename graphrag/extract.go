@@ -1,0 +1,166 @@
+package graphrag
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/hopwise/hopwise/llm"
+)
+
+// ChunkExtractor finds the entities and relations of one chunk. It may call a model; its result is then
+// written by the store in a transaction that does not.
+type ChunkExtractor interface {
+	Extract(ctx context.Context, c Chunk) (Extraction, error)
+}
+
+var (
+	//go:embed prompts/extract_system.txt
+	extractSystem string
+	//go:embed prompts/extract_user.txt
+	extractUser string
+)
+
+// LLMExtractor extracts with a chat model through a JSON schema.
+type LLMExtractor struct {
+	client *llm.Client
+}
+
+// NewLLMExtractor returns an extractor that asks client.
+func NewLLMExtractor(client *llm.Client) *LLMExtractor { return &LLMExtractor{client: client} }
+
+// extractedGraph is the JSON the model answers with.
+type extractedGraph struct {
+	Entities  []extractedEntity   `json:"entities"`
+	Relations []extractedRelation `json:"relations"`
+}
+
+type extractedEntity struct {
+	Name        string `json:"name"`
+	Type        string `json:"type"`
+	Description string `json:"description,omitempty"`
+}
+
+type extractedRelation struct {
+	Source      string           `json:"source"`
+	Target      string           `json:"target"`
+	Type        string           `json:"type"`
+	Description string           `json:"description,omitempty"`
+	Values      []extractedValue `json:"values,omitempty"`
+}
+
+type extractedValue struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
+// Validate rejects answers a graph cannot be built from.
+func (g extractedGraph) Validate() error {
+	var errs []error
+	for i, e := range g.Entities {
+		if strings.TrimSpace(e.Name) == "" {
+			errs = append(errs, fmt.Errorf("entities[%d].name is empty", i))
+		}
+	}
+	for i, r := range g.Relations {
+		if strings.TrimSpace(r.Source) == "" || strings.TrimSpace(r.Target) == "" {
+			errs = append(errs, fmt.Errorf("relations[%d] needs both source and target", i))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Extract asks the model once; llm.Structured repairs invalid answers up to twice. The ingester retries a
+// failed chunk once more before recording it as failed.
+func (x *LLMExtractor) Extract(ctx context.Context, c Chunk) (Extraction, error) {
+	user := strings.NewReplacer("{{title}}", c.DocTitle, "{{text}}", c.Text).Replace(extractUser)
+	g, err := llm.Structured[extractedGraph](ctx, x.client, llm.Request{
+		Purpose:  "extract",
+		Messages: []llm.Message{{Role: "system", Content: extractSystem}, {Role: "user", Content: user}},
+	})
+	if err != nil {
+		return Extraction{}, err
+	}
+	return g.resolve(c), nil
+}
+
+// resolve turns the model's names into entity keys and relation IDs, with the chunk as provenance.
+// Relations whose ends the model did not list as entities create those entities; self-loops are dropped.
+func (g extractedGraph) resolve(c Chunk) Extraction {
+	x := Extraction{ChunkID: c.ID}
+	index := map[string]int{}
+	addEntity := func(name, typ, desc string) string {
+		name = strings.TrimSpace(name)
+		key := NormalizeKey(name)
+		if key == "" {
+			return ""
+		}
+		if i, ok := index[key]; ok {
+			e := &x.Entities[i]
+			if len(desc) > len(e.Description) {
+				e.Description = desc
+			}
+			if e.Type == "" {
+				e.Type = typ
+			}
+			if !slices.Contains(e.Aliases, name) {
+				e.Aliases = append(e.Aliases, name)
+			}
+			return key
+		}
+		index[key] = len(x.Entities)
+		x.Entities = append(x.Entities, Entity{
+			Key: key, Name: name, Type: strings.ToLower(strings.TrimSpace(typ)), Description: strings.TrimSpace(desc),
+			Aliases: []string{name}, ChunkIDs: []string{c.ID}, DocIDs: []string{c.DocID},
+		})
+		return key
+	}
+	for _, e := range g.Entities {
+		addEntity(e.Name, e.Type, e.Description)
+	}
+	seen := map[string]int{}
+	for _, r := range g.Relations {
+		src, dst := addEntity(r.Source, "", ""), addEntity(r.Target, "", "")
+		if src == "" || dst == "" || src == dst {
+			continue
+		}
+		typ := NormalizeRelationType(r.Type)
+		id := RelationID(src, typ, dst)
+		values := parseValues(r.Values)
+		if i, ok := seen[id]; ok {
+			for k, v := range values {
+				x.Relations[i].Values[k] = v
+			}
+			continue
+		}
+		seen[id] = len(x.Relations)
+		x.Relations = append(x.Relations, Relation{
+			ID: id, Source: src, Target: dst, Type: typ, Description: strings.TrimSpace(r.Description),
+			SourceName: x.Entities[index[src]].Name, TargetName: x.Entities[index[dst]].Name,
+			Values: values, ChunkIDs: []string{c.ID}, DocIDs: []string{c.DocID},
+		})
+	}
+	return x
+}
+
+// parseValues keeps numbers as numbers ("5,921" -> 5921) so they compare and format as values, not text.
+func parseValues(vs []extractedValue) map[string]any {
+	out := map[string]any{}
+	for _, v := range vs {
+		name := strings.ToLower(strings.Join(strings.Fields(strings.TrimSpace(v.Name)), "_"))
+		val := strings.TrimSpace(v.Value)
+		if name == "" || val == "" {
+			continue
+		}
+		if f, err := strconv.ParseFloat(strings.ReplaceAll(val, ",", ""), 64); err == nil {
+			out[name] = f
+			continue
+		}
+		out[name] = val
+	}
+	return out
+}

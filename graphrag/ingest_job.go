@@ -1,0 +1,243 @@
+package graphrag
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/hopwise/hopwise/graphrag/chunk"
+	"github.com/hopwise/hopwise/graphrag/parse"
+)
+
+// process runs or resumes one document's job. Each step starts from what the store has recorded, so a
+// process killed at any point loses at most the step in flight.
+func (in *Ingester) process(ctx context.Context, id string) {
+	jobCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	in.mu.Lock()
+	delete(in.queued, id)
+	in.running[id] = cancel
+	lock := in.lockFor(id)
+	in.mu.Unlock()
+	defer func() {
+		in.mu.Lock()
+		delete(in.running, id)
+		in.mu.Unlock()
+	}()
+	lock.Lock()
+	defer lock.Unlock()
+
+	doc, err := in.store.Document(jobCtx, id)
+	if err != nil {
+		if !errors.Is(err, ErrNotFound) {
+			in.logger.Error("ingest: read document", "doc", id, "err", err)
+		}
+		return
+	}
+	if doc.Status.Finished() {
+		return
+	}
+	err = in.run(jobCtx, doc)
+	switch {
+	case err == nil:
+		in.logger.Info("ingested", "doc", id, "name", doc.Name)
+	case jobCtx.Err() != nil:
+		in.logger.Info("ingest interrupted; it resumes on the next start", "doc", id, "name", doc.Name)
+	default:
+		in.logger.Warn("ingest failed", "doc", id, "name", doc.Name, "err", err)
+		reason := err.Error()
+		if serr := in.store.SetDocumentStatus(context.WithoutCancel(ctx), id, StatusFailed, reason, DocumentMeta{}); serr != nil {
+			in.logger.Error("ingest: record failure", "doc", id, "err", serr)
+		}
+		in.bus.publish(Progress{DocID: id, Name: doc.Name, Status: StatusFailed, Error: reason})
+	}
+}
+
+func (in *Ingester) run(ctx context.Context, doc Document) error {
+	chunks, err := in.store.DocumentChunks(ctx, doc.ID)
+	if err != nil {
+		return fmt.Errorf("read chunks: %w", err)
+	}
+	if len(chunks) == 0 {
+		if chunks, err = in.parse(ctx, &doc); err != nil {
+			return err
+		}
+	}
+	if err := in.embedChunks(ctx, doc, chunks); err != nil {
+		return err
+	}
+	if err := in.extractChunks(ctx, doc, chunks); err != nil {
+		return err
+	}
+	if err := in.setStatus(ctx, doc, StatusDone, len(chunks), len(chunks)); err != nil {
+		return err
+	}
+	return nil
+}
+
+func (in *Ingester) setStatus(ctx context.Context, doc Document, st DocStatus, done, total int) error {
+	if err := in.store.SetDocumentStatus(ctx, doc.ID, st, "", DocumentMeta{}); err != nil {
+		return fmt.Errorf("record status %s: %w", st, err)
+	}
+	in.bus.publish(Progress{DocID: doc.ID, Name: doc.Name, Status: st, Done: done, Total: total})
+	return nil
+}
+
+// parse turns the stored source into chunks and stores them.
+func (in *Ingester) parse(ctx context.Context, doc *Document) ([]Chunk, error) {
+	if err := in.setStatus(ctx, *doc, StatusParsing, 0, 0); err != nil {
+		return nil, err
+	}
+	src, err := in.store.DocumentSource(ctx, doc.ID)
+	if err != nil {
+		return nil, fmt.Errorf("read source: %w", err)
+	}
+	parsed, err := parse.Parse(doc.Name, bytes.NewReader(src), parse.Limits{MaxBytes: in.opt.MaxBytes})
+	if err != nil {
+		return nil, err
+	}
+	pieces, err := chunk.Split(parsed.Title, parsed.Markdown, chunk.Options{MaxTokens: in.opt.MaxTokens, MaxChunks: in.opt.MaxChunks})
+	if err != nil {
+		return nil, err
+	}
+	if len(pieces) == 0 {
+		return nil, fmt.Errorf("%w: no text found", parse.ErrEmpty)
+	}
+	chunks := make([]Chunk, len(pieces))
+	for i, p := range pieces {
+		chunks[i] = Chunk{
+			ID: ChunkID(doc.ID, p.Ordinal), DocID: doc.ID, Ordinal: p.Ordinal, Section: p.Section,
+			Text: p.Text, Tokens: p.Tokens, Status: ChunkPending, DocName: doc.Name, DocTitle: parsed.Title,
+		}
+	}
+	if err := in.store.PutChunks(ctx, doc.ID, chunks); err != nil {
+		return nil, fmt.Errorf("store chunks: %w", err)
+	}
+	doc.Title, doc.Format = parsed.Title, parsed.Format
+	if err := in.store.SetDocumentStatus(ctx, doc.ID, StatusEmbedding, "", DocumentMeta{Title: parsed.Title, Format: parsed.Format}); err != nil {
+		return nil, fmt.Errorf("record status: %w", err)
+	}
+	return chunks, nil
+}
+
+// embedChunks embeds the chunks that have no vector yet, in batches.
+func (in *Ingester) embedChunks(ctx context.Context, doc Document, chunks []Chunk) error {
+	var todo []Chunk
+	for _, c := range chunks {
+		if c.Status == ChunkPending {
+			todo = append(todo, c)
+		}
+	}
+	total, done := len(chunks), len(chunks)-len(todo)
+	if err := in.setStatus(ctx, doc, StatusEmbedding, done, total); err != nil {
+		return err
+	}
+	for start := 0; start < len(todo); start += in.opt.EmbedBatch {
+		batch := todo[start:min(start+in.opt.EmbedBatch, len(todo))]
+		texts := make([]string, len(batch))
+		for i, c := range batch {
+			texts[i] = c.Text
+		}
+		vecs, err := in.embed.Embed(ctx, texts)
+		if err != nil {
+			return fmt.Errorf("embedding failed: %w", err)
+		}
+		if len(vecs) != len(batch) {
+			return fmt.Errorf("embedding failed: %d vectors for %d passages", len(vecs), len(batch))
+		}
+		byID := make(map[string][]float32, len(batch))
+		for i, c := range batch {
+			byID[c.ID] = vecs[i]
+		}
+		if err := in.store.SetEmbeddings(ctx, byID); err != nil {
+			return fmt.Errorf("store embeddings: %w", err)
+		}
+		done += len(batch)
+		in.bus.publish(Progress{DocID: doc.ID, Name: doc.Name, Status: StatusEmbedding, Done: done, Total: total})
+	}
+	for i := range chunks {
+		if chunks[i].Status == ChunkPending {
+			chunks[i].Status = ChunkEmbedded
+		}
+	}
+	return nil
+}
+
+// extractChunks extracts the graph of every chunk not yet extracted, a few at a time. A chunk whose
+// extraction fails twice is recorded as failed with the reason and the document still completes: its text
+// stays searchable. Errors of the store or a cancelled context stop the job instead.
+func (in *Ingester) extractChunks(ctx context.Context, doc Document, chunks []Chunk) error {
+	var todo []Chunk
+	for _, c := range chunks {
+		if c.Status == ChunkEmbedded {
+			c.DocTitle = doc.Title
+			todo = append(todo, c)
+		}
+	}
+	total, done := len(chunks), len(chunks)-len(todo)
+	if err := in.setStatus(ctx, doc, StatusExtracting, done, total); err != nil {
+		return err
+	}
+	var (
+		mu       sync.Mutex
+		firstErr error
+		wg       sync.WaitGroup
+		sem      = make(chan struct{}, in.opt.ExtractConcurrency)
+	)
+	for _, c := range todo {
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		wg.Add(1)
+		go func(c Chunk) {
+			defer wg.Done()
+			defer func() { <-sem }()
+			err := in.extractOne(ctx, c)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				if firstErr == nil {
+					firstErr = err
+				}
+				return
+			}
+			done++
+			in.bus.publish(Progress{DocID: doc.ID, Name: doc.Name, Status: StatusExtracting, Done: done, Total: total})
+		}(c)
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return firstErr
+	}
+	return ctx.Err()
+}
+
+func (in *Ingester) extractOne(ctx context.Context, c Chunk) error {
+	var x Extraction
+	var err error
+	for attempt := 0; attempt < 2; attempt++ {
+		if x, err = in.extract.Extract(ctx, c); err == nil || ctx.Err() != nil {
+			break
+		}
+		in.logger.Warn("extraction failed", "chunk", c.ID, "attempt", attempt+1, "err", err)
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if err != nil {
+		if serr := in.store.MarkChunkFailed(ctx, c.ID, "entity extraction failed: "+err.Error()); serr != nil {
+			return fmt.Errorf("record failed chunk: %w", serr)
+		}
+		return nil
+	}
+	if err := in.store.PutExtraction(ctx, x); err != nil {
+		return fmt.Errorf("store extraction: %w", err)
+	}
+	return nil
+}
