@@ -32,3 +32,12 @@ fmt:
 ## generate: regenerate templ views (the generated files are committed)
 generate:
 	$(GO) tool templ generate
+
+.PHONY: neo4j neo4j-stop
+## neo4j: start the dev Neo4j (embedded Neo4j 5.26 Community, Bolt on 127.0.0.1:7687, no Docker) and print its URI
+neo4j:
+	@deploy/neo4j-dev/start.sh
+
+## neo4j-stop: stop the dev Neo4j
+neo4j-stop:
+	@deploy/neo4j-dev/stop.sh

@@ -1,30 +1,114 @@
 package main
 
 import (
+	"cmp"
 	"context"
+	"errors"
+	"fmt"
 	"log/slog"
+	"path/filepath"
+	"time"
 
 	"github.com/hopwise/hopwise/config"
+	"github.com/hopwise/hopwise/graphrag"
+	"github.com/hopwise/hopwise/graphrag/neo4j"
+	"github.com/hopwise/hopwise/graphrag/sqlite"
 	"github.com/hopwise/hopwise/handlers"
+	"github.com/hopwise/hopwise/llm"
 )
 
 // app is the process's wiring: every long-lived part, built by hand from the configuration.
 type app struct {
-	cfg    *config.Config
-	logger *slog.Logger
+	cfg       *config.Config
+	logger    *slog.Logger
+	llm       *llm.Client
+	store     graphrag.Store
+	retriever *graphrag.Retriever
+	ingester  *graphrag.Ingester
 }
 
-func openApp(_ context.Context, cfg *config.Config, logger *slog.Logger) (*app, error) {
-	return &app{cfg: cfg, logger: logger}, nil
+func openApp(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*app, error) {
+	client := llm.New(llm.Config{
+		BaseURL: cfg.LLMBaseURL, APIKey: cfg.LLMAPIKey, Model: cfg.LLMModel,
+		EmbedBaseURL: cfg.EmbedBaseURL, EmbedAPIKey: cfg.EmbedAPIKey, EmbedModel: cfg.EmbedModel,
+		StructuredMode: cfg.StructuredMode, Timeout: cfg.LLMTimeout, StreamIdleTimeout: cfg.StreamIdleTimeout,
+		MaxConcurrency: cfg.LLMConcurrency, MaxRetries: cfg.LLMRetries,
+	}, logger)
+	dim, err := embedDim(ctx, cfg, client)
+	if err != nil {
+		return nil, err
+	}
+	store, err := openStore(ctx, cfg, dim, logger)
+	if err != nil {
+		return nil, err
+	}
+	a := &app{cfg: cfg, logger: logger, llm: client, store: store}
+	a.retriever = graphrag.NewRetriever(store, client)
+	a.ingester = graphrag.NewIngester(store, client, graphrag.NewLLMExtractor(client), graphrag.IngestOptions{
+		Workers: cfg.IngestWorkers, MaxBytes: cfg.MaxUploadBytes,
+	}, logger)
+	return a, nil
+}
+
+// embedDim is the configured embedding dimension, or the one the embedding model answers with.
+func embedDim(ctx context.Context, cfg *config.Config, client *llm.Client) (int, error) {
+	if cfg.EmbedDim > 0 {
+		return cfg.EmbedDim, nil
+	}
+	probeCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	vecs, err := client.Embed(probeCtx, []string{"dimension probe"})
+	if err != nil {
+		return 0, fmt.Errorf("cannot reach the embedding model %q at %s to learn its dimension: %w\n"+
+			"start the local models with `make run`, point EMBED_BASE_URL/LLM_BASE_URL at a running server, or set EMBED_DIM",
+			cfg.EmbedModel, cmp.Or(cfg.EmbedBaseURL, cfg.LLMBaseURL), err)
+	}
+	if len(vecs) != 1 || len(vecs[0]) == 0 {
+		return 0, errors.New("the embedding model answered with no vector")
+	}
+	return len(vecs[0]), nil
+}
+
+func openStore(ctx context.Context, cfg *config.Config, dim int, logger *slog.Logger) (graphrag.Store, error) {
+	if cfg.Neo4jURI != "" {
+		return neo4j.Open(ctx, cfg.Neo4jURI, cfg.Neo4jUser, cfg.Neo4jPassword,
+			neo4j.Options{EmbedDim: dim, EmbedModel: cfg.EmbedModel, Database: cfg.Neo4jDatabase}, logger)
+	}
+	path := filepath.Join(cfg.DataDir, "hopwise.db")
+	return sqlite.Open(ctx, path, sqlite.Options{EmbedDim: dim, EmbedModel: cfg.EmbedModel}, logger)
 }
 
 // Close releases what openApp opened.
-func (a *app) Close() error { return nil }
+func (a *app) Close() error { return a.store.Close() }
 
-func (a *app) status(_ context.Context) handlers.Status {
+func (a *app) status(ctx context.Context) handlers.Status {
 	st := handlers.Status{Settings: map[string]string{}}
 	for _, e := range a.cfg.Effective() {
 		st.Settings[e.Env] = e.Value
 	}
+	check := func(name, configured string, err error) {
+		c := handlers.Check{Name: name, Configured: configured, OK: err == nil}
+		if err != nil {
+			c.Detail = err.Error()
+		}
+		st.Checks = append(st.Checks, c)
+	}
+	modelWhere := a.cfg.LLMModel + " at " + a.cfg.LLMBaseURL
+	if a.cfg.LLMBaseURL == config.Local {
+		modelWhere += " (local models)"
+	}
+	check("model", modelWhere, a.llm.Ping(ctx))
+	_, embedErr := a.llm.Embed(ctx, []string{"status"})
+	check("embeddings", a.cfg.EmbedModel+" at "+cmp.Or(a.cfg.EmbedBaseURL, a.cfg.LLMBaseURL), embedErr)
+	where := a.cfg.Neo4jURI
+	if where == "" {
+		where = filepath.Join(a.cfg.DataDir, "hopwise.db")
+	}
+	check("store", a.store.Kind()+" at "+where, a.store.Ping(ctx))
+	web := a.cfg.WebSearch
+	if web != "off" {
+		web += " at " + a.cfg.WebSearchURL
+	}
+	check("web search", web, nil)
 	return st
 }

@@ -1,0 +1,142 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/hopwise/hopwise/config"
+	"github.com/hopwise/hopwise/graphrag"
+	"github.com/hopwise/hopwise/graphrag/parse"
+)
+
+func ingestCommand() command {
+	return command{
+		name:    "ingest",
+		summary: "ingest files or folders (.txt .md .html .pdf .docx) and wait until they are done",
+		args:    "PATH...",
+		exec:    ingest,
+	}
+}
+
+func ingest(ctx context.Context, e *env, cfg *config.Config, logger *slog.Logger, args []string) error {
+	if len(args) == 0 {
+		return errUsage
+	}
+	files, skipped, err := collectFiles(args)
+	if err != nil {
+		return err
+	}
+	for _, s := range skipped {
+		fmt.Fprintf(e.stdout, "skip  %s: not a supported format\n", s)
+	}
+	a, err := openApp(ctx, cfg, logger)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	progress, unsubscribe := a.ingester.Subscribe()
+	defer unsubscribe()
+	runCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	done := make(chan error, 1)
+	go func() { done <- a.ingester.Run(runCtx) }()
+
+	waiting := map[string]string{} // doc ID -> path
+	failed := 0
+	for _, f := range files {
+		doc, dup, err := submitFile(ctx, a.ingester, f)
+		switch {
+		case err != nil:
+			failed++
+			fmt.Fprintf(e.stdout, "FAIL  %s: %v\n", f, err)
+		case dup:
+			fmt.Fprintf(e.stdout, "same  %s: already ingested as %s, nothing changed\n", f, doc.ID)
+		default:
+			waiting[doc.ID] = f
+		}
+	}
+	for len(waiting) > 0 {
+		select {
+		case <-ctx.Done():
+			fmt.Fprintf(e.stdout, "interrupted: %d document(s) will resume on the next start\n", len(waiting))
+			return ctx.Err()
+		case p := <-progress:
+			path, ok := waiting[p.DocID]
+			if !ok {
+				continue
+			}
+			switch p.Status {
+			case graphrag.StatusDone:
+				delete(waiting, p.DocID)
+				d, err := a.store.Document(ctx, p.DocID)
+				if err != nil {
+					return err
+				}
+				note := ""
+				if d.FailedChunks > 0 {
+					note = fmt.Sprintf(", %d passage(s) without entities (extraction failed)", d.FailedChunks)
+				}
+				fmt.Fprintf(e.stdout, "done  %s: %s, %d chunks, %d entities, %d relations%s\n", path, d.ID, d.Chunks, d.Entities, d.Relations, note)
+			case graphrag.StatusFailed:
+				delete(waiting, p.DocID)
+				failed++
+				fmt.Fprintf(e.stdout, "FAIL  %s: %s\n", path, p.Error)
+			default:
+				if p.Total > 0 {
+					fmt.Fprintf(e.stderr, "      %s: %s %d/%d\n", path, p.Status, p.Done, p.Total)
+				}
+			}
+		}
+	}
+	stop()
+	<-done
+	if failed > 0 {
+		return fmt.Errorf("%d of %d file(s) failed; the others were ingested", failed, len(files))
+	}
+	return nil
+}
+
+func submitFile(ctx context.Context, in *graphrag.Ingester, path string) (graphrag.Document, bool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return graphrag.Document{}, false, err
+	}
+	defer f.Close()
+	return in.Submit(ctx, path, f)
+}
+
+// collectFiles expands folders into the supported files below them, sorted; named files are kept whatever
+// their extension so that an unsupported one gets its own clear error.
+func collectFiles(args []string) (files, skipped []string, err error) {
+	for _, a := range args {
+		info, err := os.Stat(a)
+		if err != nil {
+			return nil, nil, err
+		}
+		if !info.IsDir() {
+			files = append(files, a)
+			continue
+		}
+		err = filepath.WalkDir(a, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			if parse.Supported(p) {
+				files = append(files, p)
+			} else {
+				skipped = append(skipped, p)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+	sort.Strings(files)
+	return files, skipped, nil
+}

@@ -1,0 +1,146 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/hopwise/hopwise/graphrag"
+	"github.com/hopwise/hopwise/graphrag/graphragtest"
+	"github.com/hopwise/hopwise/llm/llmtest"
+)
+
+const demoDir = "../../../shared/corpus/demo"
+
+// buildHopwise compiles the command once per test binary run.
+func buildHopwise(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "hopwise")
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func hopwiseCmd(ctx context.Context, bin, dataDir, modelURL string, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Env = append(os.Environ(),
+		"HOPWISE_DATA_DIR="+dataDir, "LLM_BASE_URL="+modelURL, "LLM_MODEL=test", "EMBED_MODEL=test-embed",
+		"EMBED_DIM=64", "NEO4J_URI=", "HOPWISE_LOG_LEVEL=warn", "LLM_RETRIES=0")
+	return cmd
+}
+
+// docsOf reads `hopwise docs --json`.
+func docsOf(t *testing.T, bin, dataDir, modelURL string) []graphrag.Document {
+	t.Helper()
+	out, err := hopwiseCmd(context.Background(), bin, dataDir, modelURL, "docs", "--json").Output()
+	if err != nil {
+		t.Fatalf("hopwise docs: %v", err)
+	}
+	var docs []graphrag.Document
+	if err := json.Unmarshal(out, &docs); err != nil {
+		t.Fatalf("docs json: %v\n%s", err, out)
+	}
+	return docs
+}
+
+type docCounts struct {
+	Status                                graphrag.DocStatus
+	Chunks, Embedded, Extracted, Entities int
+	Relations                             int
+}
+
+func countsByName(docs []graphrag.Document) map[string]docCounts {
+	m := map[string]docCounts{}
+	for _, d := range docs {
+		m[d.Name] = docCounts{d.Status, d.Chunks, d.ChunksEmbedded, d.ChunksExtracted, d.Entities, d.Relations}
+	}
+	return m
+}
+
+// TestIngestSurvivesKill9 kills `hopwise ingest` with SIGKILL at random points, restarts it each time, and
+// checks that the finished store equals one made by a run that was never interrupted.
+func TestIngestSurvivesKill9(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	bin := buildHopwise(t)
+	model := llmtest.New(t, llmtest.WithEmbedDim(64))
+	model.Handle(func(req llmtest.Request) (llmtest.Reply, bool) {
+		r, ok := graphragtest.Extraction(req)
+		r.Delay = 15 * time.Millisecond
+		return r, ok
+	})
+
+	clean := t.TempDir()
+	began := time.Now()
+	if out, err := hopwiseCmd(context.Background(), bin, clean, model.URL(), "ingest", demoDir).CombinedOutput(); err != nil {
+		t.Fatalf("clean ingest: %v\n%s", err, out)
+	}
+	want := countsByName(docsOf(t, bin, clean, model.URL()))
+	cleanTime := time.Since(began)
+
+	crashed := t.TempDir()
+	rng := rand.New(rand.NewPCG(7, 11))
+	kills, interrupted := 0, 0
+	for attempt := 0; attempt < 8; attempt++ {
+		// Kill at a random moment of what a whole run takes; later attempts start from further along.
+		killAt := time.Now().Add(time.Duration(float64(cleanTime) * (0.05 + 0.45*rng.Float64())))
+		cmd := hopwiseCmd(context.Background(), bin, crashed, model.URL(), "ingest", demoDir)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		exited := false
+		for !exited {
+			select {
+			case <-done:
+				exited = true
+			case <-time.After(2 * time.Millisecond):
+				if time.Now().After(killAt) {
+					cmd.Process.Signal(syscall.SIGKILL)
+					<-done
+					kills++
+					exited = true
+					for _, d := range docsOf(t, bin, crashed, model.URL()) {
+						if !d.Status.Finished() {
+							interrupted++
+							t.Logf("kill %d: %s left %s with %d/%d chunks embedded, %d extracted", kills, d.Name, d.Status, d.ChunksEmbedded, d.Chunks, d.ChunksExtracted)
+						}
+					}
+				}
+			}
+		}
+	}
+	out, err := hopwiseCmd(context.Background(), bin, crashed, model.URL(), "ingest", demoDir).CombinedOutput()
+	if err != nil {
+		t.Fatalf("final ingest after %d kills: %v\n%s", kills, err, out)
+	}
+	if kills == 0 || interrupted == 0 {
+		t.Fatalf("%d kills left %d unfinished documents: the test did not exercise a resume", kills, interrupted)
+	}
+	got := countsByName(docsOf(t, bin, crashed, model.URL()))
+	for name, w := range want {
+		if g := got[name]; g != w {
+			t.Errorf("%s after %d kills: %+v, want %+v", name, kills, g, w)
+		}
+		if w.Status != graphrag.StatusDone {
+			t.Errorf("%s: clean run left status %s", name, w.Status)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("documents: %d after kills, %d clean", len(got), len(want))
+	}
+	if !strings.Contains(string(out), "done") && !strings.Contains(string(out), "same") {
+		t.Errorf("final ingest printed no per-file result:\n%s", out)
+	}
+}
