@@ -3,9 +3,9 @@ SHELL := /bin/bash
 GO    ?= go
 BIN   := bin/hopwise
 PKGS  := ./...
-FUZZTIME ?= 5s
+FUZZTIME ?= 3s
 
-.PHONY: run build test lint fmt generate
+.PHONY: run build test fuzz bench lint fmt generate
 
 ## run: build and start Hopwise on http://127.0.0.1:8080
 run: build
@@ -15,9 +15,18 @@ run: build
 build:
 	$(GO) build -o $(BIN) ./cmd/hopwise
 
-## test: every unit and contract test under the race detector
+## test: every unit and contract test under the race detector, then each fuzz target briefly
 test:
 	$(GO) test -race -count=1 $(PKGS)
+	FUZZTIME=$(FUZZTIME) scripts/fuzz.sh
+
+## fuzz: every fuzz target for longer (FUZZTIME=60s by default here)
+fuzz:
+	FUZZTIME=$${FUZZTIME:-60s} scripts/fuzz.sh
+
+## bench: Go benchmarks (ingest throughput, search latency)
+bench:
+	$(GO) test -run '^$$' -bench . -benchtime 5x ./graphrag/...
 
 ## lint: gofmt, go vet and staticcheck must be clean
 lint:

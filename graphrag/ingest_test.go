@@ -23,7 +23,7 @@ import (
 const demoDir = "../../shared/corpus/demo"
 
 type testEnv struct {
-	t         *testing.T
+	t         testing.TB
 	model     *llmtest.Server
 	store     graphrag.Store
 	ingester  *graphrag.Ingester
@@ -32,7 +32,7 @@ type testEnv struct {
 
 // newEnv wires a real SQLite store, the real model client against a scripted model that extracts with
 // graphragtest.Extraction, and a running Ingester.
-func newEnv(t *testing.T, handlers ...func(llmtest.Request) (llmtest.Reply, bool)) *testEnv {
+func newEnv(t testing.TB, handlers ...func(llmtest.Request) (llmtest.Reply, bool)) *testEnv {
 	t.Helper()
 	model := llmtest.New(t)
 	for _, h := range handlers {
