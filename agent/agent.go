@@ -1,0 +1,99 @@
+// Package agent is Hopwise's research loop, a multi-agent Self-RAG: it decides whether a question needs the
+// user's documents, retrieves (hybrid search, multi-query, HyDE, graph facts), grades what it found in
+// batches while writing a hypothesis of how to answer, generates a cited answer, audits it for grounding and
+// usefulness, and asks itself new sub-questions until the answer is supported or a budget runs out; a web
+// search fallback (CRAG) covers questions the documents do not. It knows nothing of HTTP or HTML: callers
+// receive typed events.
+package agent
+
+import (
+	"log/slog"
+	"time"
+
+	"github.com/hopwise/hopwise/graphrag"
+	"github.com/hopwise/hopwise/llm"
+	"github.com/hopwise/hopwise/rerank"
+	"github.com/hopwise/hopwise/websearch"
+)
+
+// Techniques switch the loop's techniques on and off, for ablations in the evaluation.
+type Techniques struct {
+	MultiQuery  bool // expansion queries written by the decide call
+	HyDE        bool // embed a hypothetical answer passage instead of the query (never for identifiers)
+	Graph       bool // graph facts from the entities the queries name
+	Grading     bool // grade documents (off: keep everything retrieved)
+	Audit       bool // audit answers (off: accept the first answer)
+	WebFallback bool // web search when the documents stay silent (needs a Searcher)
+	Rerank      bool // rerank fused results (needs a Reranker)
+}
+
+// DefaultTechniques is everything on except HyDE, which costs a model call per query and is enabled by
+// configuration. Rerank and WebFallback only take effect when New gets a Reranker and a Searcher.
+func DefaultTechniques() Techniques {
+	return Techniques{MultiQuery: true, Graph: true, Grading: true, Audit: true, WebFallback: true, Rerank: true}
+}
+
+// Config bounds a run. Zero values take the defaults; a zero Techniques means DefaultTechniques.
+type Config struct {
+	MaxLoops     int           // retrieval passes (default 3)
+	MaxRevisions int           // answer revisions once the passes are spent (default 2; negative: none)
+	MaxLLMCalls  int           // chat calls, structured repairs included (default 24)
+	MaxTokens    int           // prompt plus completion tokens (default 60000)
+	MaxRunTime   time.Duration // wall time (default 3 minutes)
+	K            int           // chunks per retrieval pass (default 6)
+	Techniques   Techniques
+}
+
+func (c Config) withDefaults() Config {
+	def := func(v *int, d int) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	def(&c.MaxLoops, 3)
+	def(&c.MaxLLMCalls, 24)
+	def(&c.MaxTokens, 60000)
+	def(&c.K, 6)
+	switch {
+	case c.MaxRevisions == 0:
+		c.MaxRevisions = 2
+	case c.MaxRevisions < 0:
+		c.MaxRevisions = 0
+	}
+	if c.MaxRunTime <= 0 {
+		c.MaxRunTime = 3 * time.Minute
+	}
+	if c.Techniques == (Techniques{}) {
+		c.Techniques = DefaultTechniques()
+	}
+	return c
+}
+
+// Agent answers questions; it is safe for concurrent runs.
+type Agent struct {
+	llm       *llm.Client
+	retriever *graphrag.Retriever
+	web       websearch.Searcher
+	rerank    rerank.Reranker
+	cfg       Config
+	log       *slog.Logger
+}
+
+// New returns an Agent. web nil turns the web fallback off and rr nil turns reranking off, whatever the
+// Techniques say.
+func New(client *llm.Client, retriever *graphrag.Retriever, web websearch.Searcher, rr rerank.Reranker, cfg Config, logger *slog.Logger) *Agent {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	cfg = cfg.withDefaults()
+	if web == nil {
+		cfg.Techniques.WebFallback = false
+	}
+	if rr == nil {
+		cfg.Techniques.Rerank = false
+	}
+	return &Agent{llm: client, retriever: retriever, web: web, rerank: rr, cfg: cfg, log: logger}
+}
+
+// Config returns the effective configuration.
+func (a *Agent) Config() Config { return a.cfg }

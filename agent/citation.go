@@ -1,0 +1,69 @@
+package agent
+
+import (
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/hopwise/hopwise/graphrag"
+)
+
+// citeMarker matches [3], [1, 4] and [2; 5]; [1][3] is two markers.
+var citeMarker = regexp.MustCompile(`\[(\d{1,3}(?:\s*[,;]\s*\d{1,3})*)\]`)
+
+// cited returns the source numbers an answer cites, ascending, each once, ignoring numbers outside 1..n.
+func cited(answer string, n int) []int {
+	var out []int
+	for _, m := range citeMarker.FindAllStringSubmatch(answer, -1) {
+		for _, part := range strings.FieldsFunc(m[1], func(r rune) bool { return r == ',' || r == ';' || r == ' ' }) {
+			k, err := strconv.Atoi(part)
+			if err == nil && k >= 1 && k <= n && !slices.Contains(out, k) {
+				out = append(out, k)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// citations describes the sources the answer cites.
+func citations(answer string, srcs []source) []Citation {
+	var out []Citation
+	for _, n := range cited(answer, len(srcs)) {
+		out = append(out, citation(n, srcs[n-1]))
+	}
+	return out
+}
+
+func citation(n int, s source) Citation {
+	switch s.kind {
+	case KindFact:
+		c := Citation{N: n, Kind: KindFact, FactID: s.fact.ID, Sentence: s.fact.Sentence,
+			Entities: []string{s.fact.Relation.SourceName, s.fact.Relation.TargetName}}
+		if len(s.fact.Sources) > 0 {
+			ch := s.fact.Sources[0]
+			c.ChunkID, c.DocID, c.DocName, c.Section, c.Snippet = ch.ID, ch.DocID, docName(ch), strings.Join(ch.Section, " › "), clip(ch.Text, 240)
+		} else {
+			c.ChunkID, c.DocID = first(s.fact.Relation.ChunkIDs), first(s.fact.Relation.DocIDs)
+		}
+		return c
+	case KindWeb:
+		return Citation{N: n, Kind: KindWeb, URL: s.web.URL, Title: s.web.Title, Snippet: clip(s.web.Snippet, 240)}
+	default:
+		return Citation{N: n, Kind: KindChunk, ChunkID: s.chunk.ID, DocID: s.chunk.DocID, DocName: docName(s.chunk),
+			Section: strings.Join(s.chunk.Section, " › "), Snippet: clip(s.chunk.Text, 240)}
+	}
+}
+
+func first(ss []string) string {
+	if len(ss) == 0 {
+		return ""
+	}
+	return ss[0]
+}
+
+func factRef(f graphrag.Fact) FactRef {
+	return FactRef{ID: f.ID, Sentence: f.Sentence, Entities: []string{f.Relation.SourceName, f.Relation.TargetName},
+		ChunkIDs: f.Relation.ChunkIDs}
+}

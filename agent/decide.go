@@ -1,0 +1,106 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/hopwise/hopwise/llm"
+)
+
+// decision is the decide call's answer: whether to search, and the expansion queries (multi-query) folded
+// into the same call so that expansion costs no round of its own.
+type decision struct {
+	Retrieve bool     `json:"retrieve" description:"true when the answer needs a search in the user's documents"`
+	Queries  []string `json:"queries" description:"up to 3 short search queries when retrieve is true, else an empty list"`
+}
+
+// Validate refuses queries too long to be queries (a model answering instead of searching); too many
+// queries are cut to maxExpansions later, not refused.
+func (d decision) Validate() error {
+	for i, q := range d.Queries {
+		if len(q) > 500 {
+			return fmt.Errorf("queries[%d] is %d characters long; keep each query short", i, len(q))
+		}
+	}
+	return nil
+}
+
+const maxExpansions = 3
+
+// decide asks whether the question needs the documents. An unreadable answer means "search": a search
+// that turns out unnecessary costs less than a confident answer without sources.
+func (r *run) decide(ctx context.Context) (decision, error) {
+	r.started(NodeDecide, "Deciding whether your documents are needed")
+	r.round()
+	d, err := llm.Structured[decision](ctx, r.a.llm, request("decide", promptDecide, "Question: "+r.st.question))
+	switch {
+	case errors.Is(err, llm.ErrInvalidOutput):
+		r.a.log.Warn("agent: decide: unreadable answer, searching anyway", "err", err)
+		r.rec.send(Event{Type: EventError, Node: NodeDecide, Error: "the decision was unreadable; searching the documents anyway"})
+		d = decision{Retrieve: true}
+	case err != nil:
+		return decision{}, fmt.Errorf("agent: decide retrieval: %w", err)
+	}
+	if !r.cfg.Techniques.MultiQuery || !d.Retrieve {
+		d.Queries = nil
+	}
+	if len(d.Queries) > maxExpansions {
+		d.Queries = d.Queries[:maxExpansions]
+	}
+	summary := "The question needs no documents: answering from general knowledge"
+	if d.Retrieve {
+		summary = "Searching your documents"
+	}
+	r.finished(NodeDecide, summary)
+	return d, nil
+}
+
+// directPrefix tells people where a direct answer comes from, whatever the model writes.
+const directPrefix = "*From general knowledge, not from your documents:*\n\n"
+
+// direct answers without retrieval and ends the run.
+func (r *run) direct(ctx context.Context) error {
+	r.started(NodeDirect, "Answering from general knowledge")
+	r.round()
+	r.st.direct = true
+	r.emitToken(directPrefix)
+	text, err := r.stream(ctx, request("direct", promptDirect, "Question: "+r.st.question))
+	if err != nil {
+		return fmt.Errorf("agent: direct answer: %w", err)
+	}
+	r.st.answer = directPrefix + strings.TrimSpace(text)
+	r.finished(NodeDirect, "Answered from general knowledge")
+	return nil
+}
+
+// stream runs a streamed call whose deltas become token events, and returns the whole text.
+func (r *run) stream(ctx context.Context, req llm.Request) (string, error) {
+	req.MaxTokens = maxAnswerTokens
+	resp, err := r.a.llm.Stream(ctx, req, func(delta string) error {
+		r.emitToken(delta)
+		return nil
+	})
+	if err != nil {
+		return "", err
+	}
+	return resp.Content, nil
+}
+
+// maxAnswerTokens bounds one streamed answer.
+const maxAnswerTokens = 1500
+
+func (r *run) emitToken(delta string) {
+	r.st.streamed = true
+	r.st.shown.WriteString(delta)
+	r.rec.send(Event{Type: EventToken, Delta: delta})
+}
+
+// resetAnswer tells stream consumers that the text streamed so far is replaced.
+func (r *run) resetAnswer(why string) {
+	if r.st.streamed {
+		r.rec.send(Event{Type: EventAnswerReset, Summary: why})
+	}
+	r.st.shown.Reset()
+}

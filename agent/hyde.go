@@ -1,0 +1,53 @@
+package agent
+
+import (
+	"context"
+	"regexp"
+	"strings"
+	"sync"
+)
+
+// identifier matches tokens that name something exactly: policy and form numbers (TRV-117, HR-F-17),
+// flight numbers (LH2473), codes of letters then digits (EU261, A3). A hypothetical passage would invent
+// neighbouring identifiers and drown the exact match, so such queries are searched as written.
+var identifier = regexp.MustCompile(`\b(?:[A-Za-z]+-?\d+[A-Za-z0-9]*|[A-Z]{2,}(?:-[A-Z0-9]+)+)\b`)
+
+// identifierLike reports whether a query names an identifier.
+func identifierLike(q string) bool { return identifier.MatchString(q) }
+
+// hyde writes a hypothetical answer passage for each query that is not identifier-like, concurrently,
+// within the call budget, and returns the passages by query with the number of calls made. A failed call
+// leaves that query without a passage.
+func (r *run) hyde(ctx context.Context, queries []string) (map[string]string, int) {
+	out := map[string]string{}
+	if !r.cfg.Techniques.HyDE {
+		return out, 0
+	}
+	var todo []string
+	for _, q := range queries {
+		if !identifierLike(q) {
+			todo = append(todo, q)
+		}
+	}
+	todo = todo[:min(len(todo), max(r.callsLeft()-reserveCalls, 0))]
+	var (
+		mu sync.Mutex
+		wg sync.WaitGroup
+	)
+	for _, q := range todo {
+		wg.Go(func() {
+			resp, err := r.a.llm.Chat(ctx, request("hyde", promptHyDE, "Question: "+q))
+			if err != nil {
+				r.a.log.Info("agent: hyde failed; searching with the query alone", "err", err)
+				return
+			}
+			if p := strings.TrimSpace(resp.Content); p != "" {
+				mu.Lock()
+				out[q] = q + "\n" + p
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	return out, len(todo)
+}

@@ -1,0 +1,99 @@
+package agent
+
+import (
+	_ "embed"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/hopwise/hopwise/llm"
+)
+
+// System prompts, one job each. Their first line ("Task: ...") names the job; logs and scripted test
+// models rely on it.
+var (
+	//go:embed prompts/decide.txt
+	promptDecide string
+	//go:embed prompts/direct.txt
+	promptDirect string
+	//go:embed prompts/condense.txt
+	promptCondense string
+	//go:embed prompts/hyde.txt
+	promptHyDE string
+	//go:embed prompts/grade.txt
+	promptGrade string
+	//go:embed prompts/generate.txt
+	promptGenerate string
+	//go:embed prompts/audit.txt
+	promptAudit string
+	//go:embed prompts/revise.txt
+	promptRevise string
+	//go:embed prompts/transform.txt
+	promptTransform string
+)
+
+func request(purpose, system, user string) llm.Request {
+	return llm.Request{Purpose: purpose, Messages: []llm.Message{
+		{Role: "system", Content: strings.TrimSpace(system)},
+		{Role: "user", Content: user},
+	}}
+}
+
+// fenceTag matches the tags that delimit quoted material, so quoted text cannot close its fence early
+// or open one of its own.
+var fenceTag = regexp.MustCompile(`(?i)<\s*/?\s*(data|answer|conversation)\b[^>]*>`)
+
+// quote makes text safe to put between fences: fence tags inside it are defused.
+func quote(text string) string {
+	return fenceTag.ReplaceAllStringFunc(strings.TrimSpace(text), func(tag string) string {
+		return "[" + strings.Trim(tag, "<>") + "]"
+	})
+}
+
+// attr makes s safe as a double-quoted attribute of a fence.
+func attr(s string) string {
+	return strings.NewReplacer(`"`, "'", "\n", " ", "<", "‹", ">", "›").Replace(s)
+}
+
+// writeData writes one fenced, numbered piece of material.
+func writeData(b *strings.Builder, n int, from, text string) {
+	fmt.Fprintf(b, "<data n=\"%d\" from=\"%s\">\n%s\n</data>\n", n, attr(from), quote(text))
+}
+
+// writeSources writes the numbered evidence an answer is written from and checked against.
+func writeSources(b *strings.Builder, srcs []source) {
+	b.WriteString("Sources:\n")
+	for i, s := range srcs {
+		writeData(b, i+1, s.origin(), s.text())
+	}
+}
+
+func writeList(b *strings.Builder, title string, items []string) {
+	if len(items) == 0 {
+		return
+	}
+	b.WriteString(title + ":\n")
+	for _, it := range items {
+		b.WriteString("- " + oneLine(it) + "\n")
+	}
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// clip shortens s to about n bytes at a word boundary, for summaries and snippets.
+func clip(s string, n int) string {
+	s = oneLine(s)
+	if len(s) <= n {
+		return s
+	}
+	cut := strings.LastIndexByte(s[:n], ' ')
+	if cut < n/2 {
+		cut = n
+	}
+	for cut > 0 && !validCut(s, cut) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+func validCut(s string, i int) bool { return i >= len(s) || s[i]&0xC0 != 0x80 }

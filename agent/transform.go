@@ -1,0 +1,71 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/hopwise/hopwise/llm"
+)
+
+type subQuestions struct {
+	Queries []string `json:"queries" description:"up to 3 new search questions, each for one missing fact; empty if nothing more can be searched"`
+}
+
+const (
+	maxSubQueries = 3
+	// foundShown bounds the kept sources shown to transform_query, newest first.
+	foundShown = 10
+)
+
+// transform writes new sub-questions from what was found, the hypothesis and the critique. The question
+// itself is never rewritten. It returns only queries not searched before; none means nothing more to try.
+func (r *run) transform(ctx context.Context) ([]string, error) {
+	r.started(NodeTransform, "Working out what is still missing")
+	r.round()
+	sq, err := llm.Structured[subQuestions](ctx, r.a.llm, request("transform", promptTransform, r.transformPrompt()))
+	if errors.Is(err, llm.ErrInvalidOutput) {
+		r.rec.send(Event{Type: EventError, Node: NodeTransform, Error: "the plan for new searches was unreadable"})
+		r.finished(NodeTransform, "No new searches")
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("agent: transform query: %w", err)
+	}
+	qs := nonEmpty(sq.Queries)
+	fresh := r.st.addQueries(qs[:min(len(qs), maxSubQueries)])
+	if len(fresh) == 0 {
+		r.finished(NodeTransform, "Nothing new to search for")
+		return nil, nil
+	}
+	r.rec.send(Event{Type: EventQueries, Node: NodeTransform, Summary: "Next, looking for: " + clip(strings.Join(fresh, "; "), 200), Queries: fresh})
+	r.finished(NodeTransform, fmt.Sprintf("%d new searches", len(fresh)))
+	return fresh, nil
+}
+
+func (r *run) transformPrompt() string {
+	var b strings.Builder
+	b.WriteString("Question: " + r.st.question + "\n")
+	writeList(&b, "Queries already asked", r.st.queries)
+	if r.st.hypothesis != "" {
+		b.WriteString("Hypothesis: " + oneLine(r.st.hypothesis) + "\n")
+	}
+	if r.st.missing != "" {
+		b.WriteString("Missing: " + oneLine(r.st.missing) + "\n")
+	}
+	if r.st.critique != "" {
+		b.WriteString("Critique of the last answer: " + oneLine(r.st.critique) + "\n")
+	}
+	writeList(&b, "Unsupported claims in the last answer", r.st.unsupported)
+	kept := r.st.kept[max(0, len(r.st.kept)-foundShown):]
+	if len(kept) == 0 {
+		b.WriteString("\nFound so far: nothing useful.\n")
+		return b.String()
+	}
+	b.WriteString("\nFound so far:\n")
+	for i, s := range kept {
+		writeData(&b, i+1, s.origin(), clip(s.text(), 400))
+	}
+	return b.String()
+}

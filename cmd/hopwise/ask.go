@@ -1,0 +1,168 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+
+	"github.com/hopwise/hopwise/agent"
+	"github.com/hopwise/hopwise/config"
+	"github.com/hopwise/hopwise/rerank"
+	"github.com/hopwise/hopwise/websearch"
+)
+
+func askCommand() command {
+	var trace, asJSON bool
+	return command{
+		name:    "ask",
+		summary: "answer a question from your documents, with sources",
+		args:    "QUESTION",
+		flags: func(fs *flag.FlagSet) {
+			fs.BoolVar(&trace, "trace", false, "print the agent's steps (to stderr) while it works")
+			fs.BoolVar(&asJSON, "json", false, "print every event as one JSON line instead of text")
+		},
+		exec: func(ctx context.Context, e *env, cfg *config.Config, logger *slog.Logger, args []string) error {
+			question := strings.TrimSpace(strings.Join(args, " "))
+			if question == "" {
+				return errUsage
+			}
+			a, err := openApp(ctx, cfg, logger)
+			if err != nil {
+				return err
+			}
+			defer a.Close()
+			ag, err := newAgent(a)
+			if err != nil {
+				return err
+			}
+			p := &askPrinter{out: e.stdout, steps: e.stderr, trace: trace}
+			emit := p.event
+			if asJSON {
+				enc := json.NewEncoder(e.stdout)
+				emit = func(ev agent.Event) { _ = enc.Encode(ev) }
+			}
+			res, err := ag.Run(ctx, agent.Input{Question: question}, emit)
+			if err != nil {
+				return err
+			}
+			if !asJSON {
+				p.sources(res)
+			}
+			return nil
+		},
+	}
+}
+
+// newAgent builds the agent from the app's model, retriever and configuration: web search and reranking
+// when configured, the caps, HyDE when asked for.
+func newAgent(a *app) (*agent.Agent, error) {
+	web, err := websearch.New(a.cfg.WebSearch, a.cfg.WebSearchURL, a.cfg.WebSearchAPIKey, nil)
+	if err != nil {
+		return nil, err
+	}
+	var rr rerank.Reranker
+	if a.cfg.RerankURL != "" {
+		rr = rerank.New(a.cfg.RerankURL, a.cfg.RerankModel, a.cfg.RerankAPIKey)
+	}
+	techniques := agent.DefaultTechniques()
+	techniques.HyDE = a.cfg.HyDE
+	revisions := a.cfg.MaxRevisions
+	if revisions == 0 {
+		revisions = -1 // agent.Config reads 0 as "default"; the configuration's 0 means none
+	}
+	return agent.New(a.llm, a.retriever, web, rr, agent.Config{
+		MaxLoops: a.cfg.MaxLoops, MaxRevisions: revisions, MaxLLMCalls: a.cfg.MaxLLMCalls,
+		MaxTokens: a.cfg.MaxTokens, MaxRunTime: a.cfg.MaxRunTime, Techniques: techniques,
+	}, a.logger), nil
+}
+
+// askPrinter streams the answer to out and, with trace, the steps to steps.
+type askPrinter struct {
+	out, steps io.Writer
+	trace      bool
+}
+
+func (p *askPrinter) event(ev agent.Event) {
+	switch ev.Type {
+	case agent.EventToken:
+		fmt.Fprint(p.out, ev.Delta)
+	case agent.EventAnswerReset:
+		fmt.Fprintf(p.out, "\n\n(%s)\n\n", strings.TrimSuffix(ev.Summary, "."))
+	case agent.EventError:
+		fmt.Fprintln(p.steps, "! "+ev.Error)
+	default:
+		if p.trace {
+			p.step(ev)
+		}
+	}
+}
+
+func (p *askPrinter) step(ev agent.Event) {
+	w := p.steps
+	switch ev.Type {
+	case agent.EventNodeFinished:
+		fmt.Fprintf(w, "· %s: %s\n", ev.Node, ev.Summary)
+	case agent.EventQueries:
+		fmt.Fprintf(w, "    queries: %s\n", strings.Join(ev.Queries, " | "))
+	case agent.EventDocuments, agent.EventWeb:
+		for _, d := range ev.Docs {
+			mark := "✗"
+			if d.Useful {
+				mark = "✓"
+			}
+			if ev.Type == agent.EventWeb {
+				mark = "↗"
+			}
+			fmt.Fprintf(w, "    %s %s  %s\n", mark, d.DocName, d.Reason)
+		}
+	case agent.EventFacts:
+		for _, f := range ev.Facts {
+			fmt.Fprintf(w, "    fact: %s\n", f.Sentence)
+		}
+	case agent.EventHypothesis:
+		fmt.Fprintf(w, "    hypothesis: %s\n", ev.Hypothesis)
+	case agent.EventUsage:
+		fmt.Fprintf(w, "· cost: %s\n", ev.Summary)
+	}
+}
+
+// sources prints what the answer cites and how far it can be trusted.
+func (p *askPrinter) sources(res agent.Result) {
+	w := p.out
+	fmt.Fprintln(w)
+	switch {
+	case res.Direct:
+		fmt.Fprintln(w, "\n(answered from general knowledge; no documents used)")
+	case res.NotFound:
+		fmt.Fprintln(w, "\n(no supported answer found)")
+	case res.Grounded == "":
+		fmt.Fprintln(w, "\n(this answer was not checked against its sources)")
+	case res.Grounded != agent.GroundedFully || !res.Useful:
+		fmt.Fprintln(w, "\n(this answer is only partly supported by the sources, or incomplete)")
+	}
+	if res.UsedWeb {
+		fmt.Fprintln(w, "(the question was sent to the web search provider)")
+	}
+	if len(res.Citations) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\nSources:")
+	for _, c := range res.Citations {
+		switch c.Kind {
+		case agent.KindWeb:
+			fmt.Fprintf(w, "[%d] web: %s <%s>\n", c.N, c.Title, c.URL)
+		case agent.KindFact:
+			fmt.Fprintf(w, "[%d] graph fact: %s (from %s)\n", c.N, c.Sentence, c.DocName)
+		default:
+			where := c.DocName
+			if c.Section != "" {
+				where += " › " + c.Section
+			}
+			fmt.Fprintf(w, "[%d] %s: %s\n", c.N, where, c.Snippet)
+		}
+	}
+}
