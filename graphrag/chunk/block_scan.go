@@ -66,7 +66,7 @@ func scanBlocks(src string) []block {
 			}
 			continue
 		}
-		blocks = append(blocks, describe(n, source, start))
+		blocks = append(blocks, describe(n, src, source, start))
 		last = start
 	}
 	if len(blocks) == 0 && strings.TrimSpace(src) != "" {
@@ -82,7 +82,7 @@ func scanBlocks(src string) []block {
 	return blocks
 }
 
-func describe(n ast.Node, source []byte, start int) block {
+func describe(n ast.Node, src string, source []byte, start int) block {
 	b := block{kind: kindText, start: start}
 	switch n.Kind() {
 	case ast.KindParagraph:
@@ -98,8 +98,8 @@ func describe(n ast.Node, source []byte, start int) block {
 	case ast.KindList:
 		b.kind = kindList
 		for item := n.FirstChild(); item != nil; item = item.NextSibling() {
-			if p := item.Pos(); p >= start && p <= len(source) {
-				if s := lineStart(string(source), p); len(b.items) == 0 || s > b.items[len(b.items)-1] {
+			if p := item.Pos(); p >= start && p <= len(src) {
+				if s := lineStart(src, p); len(b.items) == 0 || s > b.items[len(b.items)-1] {
 					b.items = append(b.items, s)
 				}
 			}

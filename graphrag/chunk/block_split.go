@@ -19,73 +19,81 @@ type unit struct {
 // splitFunc cuts src[start:end] into consecutive non-blank ranges.
 type splitFunc func(src string, start, end int) [][2]int
 
-// units turns a block into units of at most budget tokens where its
-// structure allows.
-func (s *splitter) units(b block, budget int) []unit {
+// units hands the units of a block, in order, to yield, at most budget
+// tokens each where the block's structure allows. It stops when yield
+// returns false and reports whether it ran to the end.
+func (s *splitter) units(b block, budget int, yield func(unit) bool) bool {
 	if u, ok := s.spanUnit(b.start, b.end, budget); ok {
-		return []unit{u}
+		return u.text == "" || yield(u)
 	}
 	switch b.kind {
 	case kindTable:
-		return s.tableUnits(b.start, b.end, budget)
+		return s.tableUnits(b.start, b.end, budget, yield)
 	case kindList:
-		var out []unit
+		if len(b.items) == 0 {
+			return s.splitSpan(b.start, b.end, budget, yield, byLines, bySentences, byWords)
+		}
 		for i, item := range b.items {
 			end := b.end
 			if i+1 < len(b.items) {
 				end = b.items[i+1]
 			}
-			out = append(out, s.splitSpan(item, end, budget, byLines, bySentences, byWords)...)
+			if !s.splitSpan(item, end, budget, yield, byLines, bySentences, byWords) {
+				return false
+			}
 		}
-		if len(b.items) == 0 {
-			return s.splitSpan(b.start, b.end, budget, byLines, bySentences, byWords)
-		}
-		return out
+		return true
 	case kindParagraph:
-		return s.splitSpan(b.start, b.end, budget, bySentences, byWords)
+		return s.splitSpan(b.start, b.end, budget, yield, bySentences, byWords)
 	}
-	return s.splitSpan(b.start, b.end, budget, byLines, bySentences, byWords)
+	return s.splitSpan(b.start, b.end, budget, yield, byLines, bySentences, byWords)
 }
 
-// spanUnit returns the trimmed span as one unit when it fits the budget.
+// spanUnit returns the trimmed span as one unit and whether it fits the
+// budget. A span of more than 12 bytes per budget token is taken as too
+// large without counting (text averages about 4); at worst such a span is
+// split and its pieces packed together again.
 func (s *splitter) spanUnit(start, end, budget int) (unit, bool) {
 	start, end = trimSpan(s.src, start, end)
-	if start >= end {
-		return unit{}, true
-	}
 	u := unit{text: s.src[start:end], start: start, end: end}
+	if u.text == "" {
+		return u, true
+	}
+	if end-start > 12*budget {
+		return u, false
+	}
 	u.tokens = CountTokens(u.text)
 	return u, u.tokens <= budget
 }
 
 // splitSpan splits a span with the first splitter that separates it, then
 // the pieces still too large with the following ones, and at last by runes.
-func (s *splitter) splitSpan(start, end, budget int, levels ...splitFunc) []unit {
+func (s *splitter) splitSpan(start, end, budget int, yield func(unit) bool, levels ...splitFunc) bool {
 	u, ok := s.spanUnit(start, end, budget)
 	if u.text == "" {
-		return nil
+		return true
 	}
 	if ok {
-		return []unit{u}
+		return yield(u)
 	}
 	for i, split := range levels {
 		pieces := split(s.src, u.start, u.end)
 		if len(pieces) < 2 {
 			continue
 		}
-		var out []unit
 		for _, p := range pieces {
-			out = append(out, s.splitSpan(p[0], p[1], budget, levels[i+1:]...)...)
+			if !s.splitSpan(p[0], p[1], budget, yield, levels[i+1:]...) {
+				return false
+			}
 		}
-		return out
+		return true
 	}
-	return s.runeUnits(u.start, u.end, budget)
+	return s.runeUnits(u.start, u.end, budget, yield)
 }
 
 // runeUnits cuts a span without white space into pieces of at most budget
 // tokens (one rune at least).
-func (s *splitter) runeUnits(start, end, budget int) []unit {
-	var out []unit
+func (s *splitter) runeUnits(start, end, budget int, yield func(unit) bool) bool {
 	for start < end {
 		n := min(end-start, max(budget, 1)*4)
 		for {
@@ -96,14 +104,16 @@ func (s *splitter) runeUnits(start, end, budget int) []unit {
 					_, n = utf8.DecodeRuneInString(s.src[start:end])
 					t = CountTokens(s.src[start : start+n])
 				}
-				out = append(out, unit{text: s.src[start : start+n], start: start, end: start + n, tokens: t})
+				if !yield(unit{text: s.src[start : start+n], start: start, end: start + n, tokens: t}) {
+					return false
+				}
 				break
 			}
 			n = min(n-1, n*budget/t)
 		}
 		start += n
 	}
-	return out
+	return true
 }
 
 // runeFloor shortens n so that src[start:start+n] ends on a rune boundary.
@@ -226,25 +236,29 @@ func byWords(src string, start, end int) [][2]int {
 // header and delimiter rows. A row is never split, even when it alone
 // passes the budget. Text goldmark merged in before the header becomes
 // units of its own.
-func (s *splitter) tableUnits(start, end, budget int) []unit {
+func (s *splitter) tableUnits(start, end, budget int, yield func(unit) bool) bool {
 	lines := byLines(s.src, start, end)
 	d := 1
 	for d < len(lines) && !isDelimiterRow(s.src[lines[d][0]:lines[d][1]]) {
 		d++
 	}
 	if d >= len(lines) {
-		return s.splitSpan(start, end, budget, byLines, bySentences, byWords)
+		return s.splitSpan(start, end, budget, yield, byLines, bySentences, byWords)
 	}
-	var out []unit
-	if d > 1 {
-		out = s.splitSpan(lines[0][0], lines[d-2][1], budget, byLines, bySentences, byWords)
+	if d > 1 && !s.splitSpan(lines[0][0], lines[d-2][1], budget, yield, byLines, bySentences, byWords) {
+		return false
 	}
 	head := s.src[lines[d-1][0]:lines[d-1][1]] + "\n" + s.src[lines[d][0]:lines[d][1]]
 	var rows []string
 	for _, l := range lines[d+1:] {
 		rows = append(rows, s.src[l[0]:l[1]])
 	}
-	return append(out, tablePieces(head, rows, budget)...)
+	for _, u := range tablePieces(head, rows, budget) {
+		if !yield(u) {
+			return false
+		}
+	}
+	return true
 }
 
 // tablePieces packs rows greedily under head, each piece within budget

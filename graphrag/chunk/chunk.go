@@ -60,9 +60,8 @@ func Split(title, markdown string, opt Options) ([]Chunk, error) {
 	opt = opt.withDefaults()
 	s := &splitter{src: markdown, title: strings.TrimSpace(title), opt: opt}
 	for _, sec := range scanSections(markdown, s.title) {
-		s.section(sec)
-		if len(s.chunks) > opt.MaxChunks {
-			about := int64(len(s.chunks)) * int64(len(markdown)) / int64(max(1, sec.end))
+		if !s.section(sec) {
+			about := int64(len(s.chunks)) * int64(len(markdown)) / int64(max(1, s.pos))
 			return nil, fmt.Errorf("chunk: %w: document needs more than %d chunks (about %d), cap %d",
 				ErrTooManyChunks, opt.MaxChunks, max(about, int64(opt.MaxChunks)+1), opt.MaxChunks)
 		}

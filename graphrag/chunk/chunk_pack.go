@@ -5,30 +5,68 @@ import (
 	"unicode/utf8"
 )
 
-// splitter accumulates the chunks of one document.
+// splitter accumulates the chunks of one document. Units flow through a
+// queue: a chunk is cut as soon as the queue holds more than fits, so the
+// work stops early once the chunk cap is passed.
 type splitter struct {
 	src    string
 	title  string
 	opt    Options
 	chunks []Chunk
+	full   bool // more than opt.MaxChunks chunks
+	pos    int  // source offset reached by the chunks so far
+
+	queue      []unit
+	head       string // Text prefix of the current section
+	headTokens int
+	path       []string
 }
 
-// section turns one section into chunks.
-func (s *splitter) section(sec section) {
-	head := s.prefixText(prefix(s.title, sec.path))
-	headTokens := 0
-	if head != "" {
-		headTokens = CountTokens(head)
+// section turns one section into chunks; it returns false once the chunk
+// cap is passed.
+func (s *splitter) section(sec section) bool {
+	s.head = s.prefixText(prefix(s.title, sec.path))
+	s.headTokens = 0
+	if s.head != "" {
+		s.headTokens = CountTokens(s.head)
 	}
-	budget := max(1, s.opt.MaxTokens-headTokens-2)
-	var units []unit
+	s.path = sec.path
+	budget := max(1, s.opt.MaxTokens-s.headTokens-2)
+	added := false
+	add := func(u unit) bool {
+		added = true
+		s.queue = append(s.queue, u)
+		for !s.full && s.estimate(len(s.queue)) > s.opt.MaxTokens {
+			s.cut()
+		}
+		return !s.full
+	}
 	for _, b := range sec.blocks {
-		units = append(units, s.units(b, budget)...)
+		if !s.units(b, budget, add) {
+			return false
+		}
 	}
-	if len(units) == 0 && sec.heading != nil {
-		units = s.splitSpan(sec.heading.start, sec.heading.end, budget, byWords)
+	if !added && sec.heading != nil {
+		s.splitSpan(sec.heading.start, sec.heading.end, budget, add, byWords)
 	}
-	s.pack(units, head, headTokens, sec.path)
+	for !s.full && len(s.queue) > 0 {
+		s.cut()
+	}
+	s.pos = max(s.pos, sec.end)
+	return !s.full
+}
+
+// estimate is the token count of the first k queued units as one chunk,
+// prefix and separators included, before the exact count.
+func (s *splitter) estimate(k int) int {
+	est := s.headTokens
+	for i, u := range s.queue[:k] {
+		est += u.tokens
+		if i > 0 {
+			est++
+		}
+	}
+	return est
 }
 
 // prefixText is the "title > section" line and blank line that start each
@@ -54,46 +92,39 @@ func (s *splitter) prefixText(p string) string {
 	return string(runes[:lo]) + "…\n\n"
 }
 
-// pack fills chunks greedily with units, in order. The estimate adds unit
-// token counts; each chunk's exact count is then checked, handing units
-// back (or splitting a lone unit further) until it fits.
-func (s *splitter) pack(queue []unit, head string, headTokens int, path []string) {
+// cut emits one chunk from the front of the queue: the most units the
+// estimate allows, then fewer until the exact count fits; a lone unit that
+// still passes the cap is split further when it can be.
+func (s *splitter) cut() {
 	limit := s.opt.MaxTokens
-	for len(queue) > 0 {
-		k, est := 0, headTokens
-		for k < len(queue) {
-			add := queue[k].tokens
-			if k > 0 {
-				add++
-			}
-			if k > 0 && est+add > limit {
-				break
-			}
-			est += add
-			k++
-		}
-		var text string
-		var tokens int
-		for {
-			text = head + s.join(queue[:k])
-			tokens = CountTokens(text)
-			if tokens <= limit || k == 1 {
-				break
-			}
-			k--
-		}
-		if tokens > limit && k == 1 {
-			if pieces := s.resplit(queue[0], queue[0].tokens-(tokens-limit)-1); len(pieces) > 1 {
-				queue = append(pieces, queue[1:]...)
-				continue
-			}
-		}
-		section := append([]string{}, path...)
-		s.chunks = append(s.chunks, Chunk{
-			Ordinal: len(s.chunks), Section: section, Body: text[len(head):], Text: text, Tokens: tokens,
-		})
-		queue = queue[k:]
+	k := 1
+	for k < len(s.queue) && s.estimate(k+1) <= limit {
+		k++
 	}
+	var text string
+	var tokens int
+	for {
+		text = s.head + s.join(s.queue[:k])
+		tokens = CountTokens(text)
+		if tokens <= limit || k == 1 {
+			break
+		}
+		k--
+	}
+	if tokens > limit && k == 1 {
+		if pieces := s.resplit(s.queue[0], s.queue[0].tokens-(tokens-limit)-1); len(pieces) > 1 {
+			s.queue = append(pieces, s.queue[1:]...)
+			return
+		}
+	}
+	for _, u := range s.queue[:k] {
+		s.pos = max(s.pos, u.end)
+	}
+	s.chunks = append(s.chunks, Chunk{
+		Ordinal: len(s.chunks), Section: append([]string{}, s.path...), Body: text[len(s.head):], Text: text, Tokens: tokens,
+	})
+	s.queue = s.queue[k:]
+	s.full = len(s.chunks) > s.opt.MaxChunks
 }
 
 // join rebuilds the body from units: source spans keep the white space
@@ -131,5 +162,10 @@ func (s *splitter) resplit(u unit, budget int) []unit {
 		}
 		return tablePieces(u.head, u.rows, budget)
 	}
-	return s.splitSpan(u.start, u.end, budget, bySentences, byWords)
+	var out []unit
+	s.splitSpan(u.start, u.end, budget, func(p unit) bool {
+		out = append(out, p)
+		return true
+	}, bySentences, byWords)
+	return out
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // checkChunks asserts the invariants every Split result keeps, and that all
@@ -457,5 +458,20 @@ func TestBySentences(t *testing.T) {
 	want := []string{`He said "Stop."`, "Then left!", "Did he?", "Yes…", "3.5 km is far.", "東京です。", "次"}
 	if !slices.Equal(got, want) {
 		t.Errorf("sentences = %q, want %q", got, want)
+	}
+}
+
+func TestSplitStopsAtTheCap(t *testing.T) {
+	src := strings.Repeat(sentences(50)+"\n\n", 1500) // about 10 MB, one section
+	start := time.Now()
+	_, err := Split("Big", src, Options{MaxChunks: 20})
+	if !errors.Is(err, ErrTooManyChunks) {
+		t.Fatalf("err = %v", err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("took %v: the cap should stop the work early", d)
+	}
+	if !strings.Contains(err.Error(), "cap 20") {
+		t.Errorf("err = %v", err)
 	}
 }

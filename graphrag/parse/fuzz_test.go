@@ -77,15 +77,48 @@ func FuzzParseHTML(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) { checkParse(t, "page.html", data) })
 }
 
+// contentPDF puts data in a valid PDF twice: as a page's content stream and
+// as the ToUnicode CMap of the font that page uses.
+func contentPDF(data []byte) []byte {
+	return buildPDF([]pdfObject{
+		{dict: "<< /Type /Catalog /Pages 2 0 R >>"},
+		{dict: "<< /Type /Pages /Kids [3 0 R] /Count 1 >>"},
+		{dict: "<< /Type /Page /Parent 2 0 R /Resources << /Font << /F1 5 0 R /F2 6 0 R >> /XObject << /X1 7 0 R >> >> /Contents 4 0 R >>"},
+		{stream: true, data: data},
+		{dict: "<< /Type /Font /Subtype /Type0 /Encoding /Identity-H /ToUnicode 8 0 R >>"},
+		{dict: "<< /Type /Font /Subtype /Type1 /FirstChar 32 /Widths [250 300] /ToUnicode 8 0 R >>"},
+		{stream: true, dict: "/Type /XObject /Subtype /Form /Matrix [1 0 0 1 0 0]", data: data},
+		{stream: true, data: data},
+	}, "")
+}
+
 func FuzzParsePDF(f *testing.F) {
 	addTestdataSeeds(f, ".pdf")
-	f.Fuzz(func(t *testing.T, data []byte) { checkParse(t, "doc.pdf", data) })
+	for _, s := range []string{
+		"BT /F1 12 Tf 72 700 Td (Hello) Tj T* [(a) -300 (b)] TJ ET",
+		"BT /F2 9 Tf 1 0 0 1 10 10 Tm <0001> Tj ' (x) \" 1 2 (y) ET q 2 0 0 2 0 0 cm /X1 Do Q",
+		"BI /W 1 /H 1 ID \x00\xff EI BT (after image) Tj ET",
+		"1 begincodespacerange <00> <FF> endcodespacerange 1 beginbfchar <41> <0042> endbfchar 1 beginbfrange <00> <05> [<0061> <0062>] endbfrange",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		checkParse(t, "doc.pdf", data)
+		if len(data) < 1<<16 {
+			checkParse(t, "content.pdf", contentPDF(data))
+		}
+	})
 }
 
 func FuzzParseDOCX(f *testing.F) {
 	addTestdataSeeds(f, ".docx")
 	f.Add(buildDOCX(docxPara("Heading3", "h") + `<w:tbl><w:tr><w:tc><w:tbl><w:tr>` + docxCell("x") + `</w:tr></w:tbl></w:tc></w:tr></w:tbl>`))
-	f.Fuzz(func(t *testing.T, data []byte) { checkParse(t, "doc.docx", data) })
+	f.Add([]byte(`<w:document ` + wordNS + `><w:body>` + docxPara("Title", "T") + `<w:p><w:pPr><w:outlineLvl w:val="1"/></w:pPr><w:r><w:t>o</w:t><w:br/></w:r></w:p></w:body></w:document>`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		checkParse(t, "doc.docx", data)
+		// The same bytes as the document part of a valid archive.
+		checkParse(t, "xml.docx", buildZip([][2]string{{"word/document.xml", string(data)}, {"word/styles.xml", string(data)}}))
+	})
 }
 
 func FuzzParseText(f *testing.F) {
