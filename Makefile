@@ -3,7 +3,7 @@ SHELL := /bin/bash
 GO    ?= go
 BIN   := bin/hopwise
 PKGS  := ./...
-FUZZTIME ?= 3s
+FUZZTIME ?= 2000x
 
 .PHONY: run build test fuzz bench lint fmt generate
 
