@@ -66,7 +66,8 @@ func putChunks(docID string, rows []map[string]any) txWork {
 	}
 }
 
-// SetEmbeddings stores vectors by chunk ID and marks pending chunks embedded; chunks whose extraction has
+// SetEmbeddings stores vectors by chunk ID, flags the chunks embedded (so counts never read a vector)
+// and moves pending chunks to status embedded; chunks whose extraction has
 // already finished keep that status. Unknown IDs are skipped. Vectors of another dimension than the
 // store's are refused with ErrDimension before anything is written.
 func (s *Store) SetEmbeddings(ctx context.Context, vectors map[string][]float32) error {
@@ -88,7 +89,8 @@ func (s *Store) SetEmbeddings(ctx context.Context, vectors map[string][]float32)
 			return exec(ctx, tx, `UNWIND $rows AS row
 				MATCH (c:Chunk {id: row.id})
 				CALL db.create.setNodeVectorProperty(c, 'embedding', row.vec)
-				SET c.status = CASE c.status WHEN 'pending' THEN 'embedded' ELSE c.status END`,
+				SET c.embedded = true,
+					c.status = CASE c.status WHEN 'pending' THEN 'embedded' ELSE c.status END`,
 				map[string]any{"rows": rows})
 		})
 		if err != nil {

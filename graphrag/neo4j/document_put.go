@@ -49,7 +49,7 @@ func (s *Store) PutDocument(ctx context.Context, doc graphrag.Document, source [
 		// The marker is set only when MERGE creates the node and removed in the same transaction, so it
 		// tells this transaction whether it created the document, even against a parallel upload.
 		records, err := query(ctx, tx, `MERGE (d:Document {id: $id})
-			ON CREATE SET d += $props, d.createdHere = true
+			ON CREATE SET d += $props, d.relationCount = 0, d.createdHere = true
 			WITH d, d.createdHere IS NOT NULL AS created
 			REMOVE d.createdHere
 			RETURN created`, map[string]any{"id": doc.ID, "props": props})

@@ -9,14 +9,15 @@ import (
 )
 
 // documentQuery returns the documents matched by where (a clause binding d) with their counts, newest
-// first. Relations are found from the entities the document's chunks mention: every chunk that supports a
-// relation mentions both its ends (PutExtraction keeps that true), so no scan of all relations is needed.
+// first. Chunk and entity counts are read from the document's chunks; the relation count is the counter
+// PutExtraction keeps on the document, since counting relations here would walk every relation of every
+// entity the document mentions (all of a hub's, for each chunk that names it).
 func documentQuery(where string) string {
 	return `MATCH (d:Document) ` + where + `
 		CALL (d) {
 			OPTIONAL MATCH (d)-[:HAS_CHUNK]->(c:Chunk)
 			RETURN count(c) AS chunks,
-				count(c.embedding) AS embedded,
+				count(CASE WHEN c.embedded THEN 1 END) AS embedded,
 				count(CASE WHEN c.status IN ['extracted', 'failed'] THEN 1 END) AS extracted,
 				count(CASE WHEN c.status = 'failed' THEN 1 END) AS failed
 		}
@@ -24,13 +25,8 @@ func documentQuery(where string) string {
 			OPTIONAL MATCH (d)-[:HAS_CHUNK]->(:Chunk)-[:MENTIONS]->(e:Entity)
 			RETURN count(DISTINCT e) AS entities
 		}
-		CALL (d) {
-			OPTIONAL MATCH (d)-[:HAS_CHUNK]->(:Chunk)-[:MENTIONS]->(:Entity)-[r:RELATED]->()
-			WHERE d.id IN r.docIds
-			RETURN count(DISTINCT r) AS relations
-		}
 		RETURN d {.*, chunks: chunks, embedded: embedded, extracted: extracted, failed: failed,
-			entities: entities, relations: relations} AS doc
+			entities: entities, relations: coalesce(d.relationCount, 0)} AS doc
 		ORDER BY d.createdAt DESC, d.id`
 }
 

@@ -233,8 +233,10 @@ func (p extractionPlan) mergeEntities(ctx context.Context, tx neo4j.ManagedTrans
 		MERGE (c)-[:MENTIONS]->(e)`, map[string]any{"rows": rows})
 }
 
-// mergeRelations reads the stored values of the plan's relations (their ends are locked by now), merges
-// them in Go, then merges the relations with their provenance.
+// mergeRelations reads the stored values and documents of the plan's relations (their ends are locked by
+// now), merges the values in Go, merges the relations with their provenance, and adds to each document's
+// relation counter the relations it newly supports. A document leaves a relation's docIds only when it is
+// deleted itself, so the counters stay exact without ever counting edges.
 func (p extractionPlan) mergeRelations(ctx context.Context, tx neo4j.ManagedTransaction, docOf map[string]string) error {
 	if len(p.relations) == 0 {
 		return nil
@@ -245,27 +247,35 @@ func (p extractionPlan) mergeRelations(ctx context.Context, tx neo4j.ManagedTran
 	}
 	records, err := query(ctx, tx, `UNWIND $rows AS row
 		MATCH (:Entity {key: row.source})-[r:RELATED {id: row.id}]->(:Entity {key: row.target})
-		RETURN r.id, r.values`, map[string]any{"rows": keys})
+		RETURN r.id, r.values, r.docIds`, map[string]any{"rows": keys})
 	if err != nil {
 		return err
 	}
-	stored := map[string]string{}
+	storedValues, storedDocs := map[string]string{}, map[string][]string{}
 	for _, rec := range records {
-		stored[asString(rec.Values[0])] = asString(rec.Values[1])
+		id := asString(rec.Values[0])
+		storedValues[id], storedDocs[id] = asString(rec.Values[1]), asStrings(rec.Values[2])
 	}
 	rows := make([]map[string]any, len(p.relations))
+	added := map[string]int{}
 	for i, r := range p.relations {
-		values, err := mergeValues(stored[r.ID], r.Values)
+		values, err := mergeValues(storedValues[r.ID], r.Values)
 		if err != nil {
 			return fmt.Errorf("relation %s: %w", r.ID, err)
 		}
 		chunks := known(r.ChunkIDs, docOf)
+		docs := docsOf(chunks, docOf)
+		for _, d := range docs {
+			if !slices.Contains(storedDocs[r.ID], d) {
+				added[d]++
+			}
+		}
 		rows[i] = map[string]any{
 			"id": r.ID, "source": r.Source, "target": r.Target, "type": r.Type, "description": r.Description,
-			"values": values, "chunkIds": chunks, "docIds": docsOf(chunks, docOf),
+			"values": values, "chunkIds": chunks, "docIds": docs,
 		}
 	}
-	return exec(ctx, tx, `UNWIND $rows AS row
+	err = exec(ctx, tx, `UNWIND $rows AS row
 		MATCH (a:Entity {key: row.source}), (b:Entity {key: row.target})
 		MERGE (a)-[r:RELATED {id: row.id}]->(b)
 		ON CREATE SET r.type = row.type, r.description = row.description, r.chunkIds = [], r.docIds = []
@@ -274,6 +284,16 @@ func (p extractionPlan) mergeRelations(ctx context.Context, tx neo4j.ManagedTran
 			r.chunkIds = reduce(acc = r.chunkIds, x IN row.chunkIds | CASE WHEN x IN acc THEN acc ELSE acc + x END),
 			r.docIds = reduce(acc = r.docIds, x IN row.docIds | CASE WHEN x IN acc THEN acc ELSE acc + x END)`,
 		map[string]any{"rows": rows})
+	if err != nil {
+		return err
+	}
+	counts := make([]map[string]any, 0, len(added))
+	for _, d := range slices.Sorted(maps.Keys(added)) {
+		counts = append(counts, map[string]any{"doc": d, "n": added[d]})
+	}
+	return exec(ctx, tx, `UNWIND $counts AS row
+		MATCH (d:Document {id: row.doc})
+		SET d.relationCount = coalesce(d.relationCount, 0) + row.n`, map[string]any{"counts": counts})
 }
 
 // mergeValues overlays values on the stored JSON object and returns the result as JSON.

@@ -67,6 +67,7 @@ func TestOpenCreatesSchemaOnEmptyAndExistingDatabase(t *testing.T) {
 		chunkTextIndex:      "FULLTEXT/ONLINE",
 		entityNameIndex:     "FULLTEXT/ONLINE",
 		"chunk_doc_ordinal": "RANGE/ONLINE",
+		"chunk_embedded":    "RANGE/ONLINE",
 	}
 	var first schemaState
 	for i, when := range []string{"empty database", "existing database"} {

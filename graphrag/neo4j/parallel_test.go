@@ -80,6 +80,20 @@ func TestParallelIngestOfOverlappingExtractions(t *testing.T) {
 		t.Errorf("Munich is mentioned by %d chunks of %d documents, want %d of %d",
 			len(ents[0].ChunkIDs), len(ents[0].DocIDs), workers*chunksPerDoc, workers)
 	}
+	// Each document's relation counter, kept by the extractions, matches a count of the edges.
+	want := map[string]int{}
+	for _, r := range cypher(t, uri, `MATCH ()-[r:RELATED]->() UNWIND r.docIds AS doc RETURN doc, count(r)`, nil) {
+		want[asString(r.Values[0])] = asInt(r.Values[1])
+	}
+	docs, err := s.Documents(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range docs {
+		if d.Relations != want[d.ID] || d.Relations == 0 {
+			t.Errorf("document %s counts %d relations, its edges %d", d.Name, d.Relations, want[d.ID])
+		}
+	}
 	// Every relation's values hold one key per worker that wrote it, and its chunks are those workers'.
 	edges, err := s.Neighborhood(t.Context(), []string{graphrag.NormalizeKey("Munich")}, 1, 1000)
 	if err != nil {

@@ -29,6 +29,7 @@ var schemaStatements = []string{
 	"CREATE CONSTRAINT turn_id IF NOT EXISTS FOR (n:Turn) REQUIRE n.id IS UNIQUE",
 	"CREATE CONSTRAINT meta_id IF NOT EXISTS FOR (n:Meta) REQUIRE n.id IS UNIQUE",
 	"CREATE INDEX chunk_doc_ordinal IF NOT EXISTS FOR (n:Chunk) ON (n.docId, n.ordinal)",
+	"CREATE INDEX chunk_embedded IF NOT EXISTS FOR (n:Chunk) ON (n.embedded)",
 	"CREATE FULLTEXT INDEX " + chunkTextIndex + " IF NOT EXISTS FOR (n:Chunk) ON EACH [n.text]",
 	"CREATE FULLTEXT INDEX " + entityNameIndex + " IF NOT EXISTS FOR (n:Entity) ON EACH [n.name, n.searchText]",
 }
@@ -105,7 +106,7 @@ func (s *Store) checkModel(ctx context.Context) error {
 	var embedded int
 	err := s.read(ctx, func(ctx context.Context, tx neo4j.ManagedTransaction) error {
 		records, err := query(ctx, tx, `OPTIONAL MATCH (m:Meta {id: $id})
-			RETURN m.embedModel AS model, COUNT { MATCH (c:Chunk) WHERE c.embedding IS NOT NULL } AS embedded`,
+			RETURN m.embedModel AS model, COUNT { MATCH (c:Chunk) WHERE c.embedded } AS embedded`,
 			map[string]any{"id": metaID})
 		if err != nil {
 			return err

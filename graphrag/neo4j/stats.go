@@ -10,14 +10,14 @@ import (
 )
 
 // Stats counts what the database holds; Embedded counts chunks with a vector. The label and type counts
-// come from Neo4j's count store; only Embedded scans the chunks.
+// come from Neo4j's count store, Embedded from the index on the chunks' embedded flag.
 func (s *Store) Stats(ctx context.Context) (graphrag.Stats, error) {
 	var st graphrag.Stats
 	err := s.read(ctx, func(ctx context.Context, tx neo4j.ManagedTransaction) error {
 		records, err := query(ctx, tx, `RETURN
 			COUNT { (:Document) } AS documents,
 			COUNT { (:Chunk) } AS chunks,
-			COUNT { (c:Chunk) WHERE c.embedding IS NOT NULL } AS embedded,
+			COUNT { (c:Chunk) WHERE c.embedded } AS embedded,
 			COUNT { (:Entity) } AS entities,
 			COUNT { ()-[:RELATED]->() } AS relations,
 			COUNT { ()-[:MENTIONS]->() } AS mentions`, nil)
