@@ -3,6 +3,7 @@
 package handlers
 
 import (
+	"cmp"
 	"log/slog"
 	"net/http"
 	"time"
@@ -11,22 +12,106 @@ import (
 	"github.com/labstack/echo/v4/middleware"
 )
 
+// Limits protect the server and the model budget from oversized or too many requests.
+type Limits struct {
+	MaxUploadBytes   int64 // largest file
+	MaxRequestBytes  int64 // largest upload request, all files together
+	MaxQuestionChars int
+	AskPerMinute     int // questions per client
+	UploadPerMinute  int // upload requests per client
+	MaxRunning       int // answers being written at once, all clients together (default 8)
+}
+
+func (l Limits) withDefaults() Limits {
+	l.MaxUploadBytes = cmp.Or(l.MaxUploadBytes, 25<<20)
+	l.MaxRequestBytes = cmp.Or(l.MaxRequestBytes, 100<<20)
+	l.MaxQuestionChars = cmp.Or(l.MaxQuestionChars, 2000)
+	l.AskPerMinute = cmp.Or(l.AskPerMinute, 20)
+	l.UploadPerMinute = cmp.Or(l.UploadPerMinute, 30)
+	l.MaxRunning = cmp.Or(l.MaxRunning, 8)
+	return l
+}
+
 // Deps is what the handlers need from the rest of the process.
 type Deps struct {
-	Logger *slog.Logger
-	Status StatusFunc
+	Logger   *slog.Logger
+	Status   StatusFunc
+	Store    Store
+	Ingester Ingester
+	Chat     Asker
+	Limits   Limits
+	// Closing is closed when the server starts shutting down: progress streams end at once so that
+	// shutdown waits only for answers being written.
+	Closing <-chan struct{}
+}
+
+// server holds the dependencies every handler shares.
+type server struct {
+	Deps
+	runs *runRegistry
 }
 
 // New returns the Echo instance with every route and middleware.
 func New(d Deps) *echo.Echo {
+	d.Limits = d.Limits.withDefaults()
+	if d.Logger == nil {
+		d.Logger = slog.New(slog.DiscardHandler)
+	}
+	if d.Closing == nil {
+		d.Closing = make(chan struct{})
+	}
+	s := &server{Deps: d, runs: newRunRegistry(d.Limits.MaxRunning)}
 	e := echo.New()
 	e.HideBanner = true
 	e.HidePort = true
+	// Clients are identified by the connection's address: forwarded-for headers are not trusted, so a client
+	// cannot dodge the rate limits by inventing addresses.
+	e.IPExtractor = echo.ExtractIPDirect()
+	e.HTTPErrorHandler = s.respondError
 	e.Use(middleware.Recover())
 	e.Use(requestLog(d.Logger))
-	e.GET("/healthz", health)
-	e.GET("/api/status", statusJSON(d.Status))
+	e.Use(securityHeaders)
+	e.Use(limitBodies(d.Limits.MaxRequestBytes))
+	e.Use(csrfProtection())
+	s.routes(e)
 	return e
+}
+
+func (s *server) routes(e *echo.Echo) {
+	askLimit := rateLimit(s.Limits.AskPerMinute, "Too many questions in a short time: please wait a minute and ask again.")
+	uploadLimit := rateLimit(s.Limits.UploadPerMinute, "Too many uploads in a short time: please wait a minute and try again.")
+
+	e.GET("/healthz", health)
+	e.GET("/static/*", serveStatic())
+
+	e.GET("/", s.chatPage)
+	e.POST("/chat/ask", s.chatAsk, askLimit)
+	e.GET("/chat/stream/:run", s.chatStream)
+	e.POST("/chat/stop/:run", s.chatStop)
+	e.POST("/chat/conversations/:id/rename", s.conversationRename)
+	e.POST("/chat/conversations/:id/delete", s.conversationDelete)
+	e.GET("/passages/:id", s.passageRedirect)
+
+	e.GET("/documents", s.documentsPage)
+	e.POST("/documents", s.documentsUpload, uploadLimit)
+	e.GET("/documents/events", s.documentEvents)
+	e.GET("/documents/:id", s.documentPage)
+	e.POST("/documents/:id/delete", s.documentDelete)
+
+	e.GET("/graph", s.graphPage)
+	e.GET("/graph/entity", s.graphEntity)
+	e.GET("/graph/relation", s.graphRelation)
+
+	e.GET("/status", s.statusPage)
+
+	e.GET("/api/status", statusJSON(s.Status))
+	e.GET("/api/documents", s.apiDocuments)
+	e.POST("/api/documents", s.apiUpload, uploadLimit)
+	e.GET("/api/documents/:id", s.apiDocument)
+	e.DELETE("/api/documents/:id", s.apiDocumentDelete)
+	e.GET("/api/graph/entities", s.apiEntities)
+	e.GET("/api/graph/neighborhood", s.apiNeighborhood)
+	e.POST("/api/ask", s.apiAsk, askLimit)
 }
 
 // NewHTTPServer wraps h with the timeouts that protect against slow clients (Slowloris): headers must

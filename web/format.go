@@ -51,3 +51,15 @@ func itoa(n int) string { return strconv.Itoa(n) }
 func humanType(t string) string { return strings.ToLower(strings.ReplaceAll(t, "_", " ")) }
 
 func urlQuery(s string) string { return url.QueryEscape(s) }
+
+// Count is a number with thousands separated: 12,345.
+func Count(n int) string {
+	s := strconv.Itoa(n)
+	if n < 0 {
+		return "-" + Count(-n)
+	}
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}

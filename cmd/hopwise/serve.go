@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/hopwise/hopwise/agent"
 	"github.com/hopwise/hopwise/config"
 	"github.com/hopwise/hopwise/handlers"
 )
@@ -21,18 +22,53 @@ func serveCommand() command {
 	}
 }
 
+// shutdownGrace is how long answers being written may take to finish once the server is asked to stop;
+// after it they are cancelled, and stored as cancelled.
+const shutdownGrace = 20 * time.Second
+
 func serve(ctx context.Context, e *env, cfg *config.Config, logger *slog.Logger, _ []string) error {
 	a, err := openApp(ctx, cfg, logger)
 	if err != nil {
 		return err
 	}
 	defer a.Close()
-	h := handlers.New(handlers.Deps{Logger: logger, Status: a.status})
+	ag, err := newAgent(a)
+	if err != nil {
+		return err
+	}
+
+	closing := make(chan struct{})
+	h := handlers.New(handlers.Deps{
+		Logger: logger, Status: a.status, Store: a.store, Ingester: a.ingester, Chat: agent.NewChat(ag, a.store),
+		Limits: handlers.Limits{
+			MaxUploadBytes: cfg.MaxUploadBytes, MaxRequestBytes: cfg.MaxRequestBytes, MaxQuestionChars: cfg.MaxQuestionChars,
+			AskPerMinute: cfg.AskPerMinute, UploadPerMinute: cfg.UploadPerMinute,
+		},
+		Closing: closing,
+	})
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", cfg.Addr, err)
 	}
+	// Requests live in their own context: a signal lets them finish within the grace period, then cancels them.
+	reqCtx, cancelRequests := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelRequests()
 	srv := handlers.NewHTTPServer(cfg.Addr, h)
+	srv.BaseContext = func(net.Listener) context.Context { return reqCtx }
+
+	ingestCtx, stopIngest := context.WithCancel(context.WithoutCancel(ctx))
+	ingestDone := make(chan struct{})
+	go func() {
+		defer close(ingestDone)
+		if err := a.ingester.Run(ingestCtx); err != nil {
+			logger.Error("ingest stopped", "err", err)
+		}
+	}()
+	defer func() {
+		stopIngest() // interrupted documents resume on the next start
+		<-ingestDone
+	}()
+
 	fmt.Fprintf(e.stdout, "Hopwise is running at http://%s (Ctrl-C to stop)\n", ln.Addr())
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
@@ -41,15 +77,23 @@ func serve(ctx context.Context, e *env, cfg *config.Config, logger *slog.Logger,
 		return err
 	case <-ctx.Done():
 	}
-	logger.Info("shutting down: letting running requests finish", "grace", "20s")
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	if err := srv.Shutdown(shutdownCtx); err != nil {
-		srv.Close()
-		return fmt.Errorf("shutdown: %w", err)
+	close(closing)
+	logger.Info("shutting down: letting answers being written finish", "grace", shutdownGrace)
+	if err := shutdown(srv, shutdownGrace); err != nil {
+		logger.Warn("answers still running after the grace period: cancelling them", "err", err)
+		cancelRequests()
+		if err := shutdown(srv, 5*time.Second); err != nil {
+			srv.Close()
+		}
 	}
 	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
 	return nil
+}
+
+func shutdown(srv *http.Server, within time.Duration) error {
+	ctx, cancel := context.WithTimeout(context.Background(), within)
+	defer cancel()
+	return srv.Shutdown(ctx)
 }

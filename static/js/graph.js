@@ -28,8 +28,9 @@
         { selector: "node.start", style: { "border-width": 4, "border-color": "#f0a000", "width": 34, "height": 34 } },
         { selector: "edge", style: {
           "width": 2, "line-color": "#b8b4a9", "target-arrow-color": "#b8b4a9", "target-arrow-shape": "triangle",
-          "curve-style": "bezier", "label": "data(label)", "font-size": 10, "color": "#5b6169",
+          "curve-style": "bezier", "label": "", "font-size": 10, "color": "#5b6169",
           "text-rotation": "autorotate", "text-background-color": "#ffffff", "text-background-opacity": 0.8 } },
+        { selector: "edge.labelled, edge:selected", style: { "label": "data(label)" } },
         { selector: ":selected", style: { "border-width": 4, "border-color": "#1d5fa8", "line-color": "#1d5fa8", "target-arrow-color": "#1d5fa8" } },
         { selector: ".filtered", style: { "display": "none" } }
       ]
@@ -56,6 +57,8 @@
             added = added.union(cy.add({ group: "edges", data: { id: e.id, source: e.source, target: e.target, label: label } }));
           });
           keys.forEach(function (k) { cy.getElementById(k).addClass("start"); });
+          // Edge labels only while they stay readable; otherwise a selected line shows its label.
+          cy.edges().toggleClass("labelled", cy.edges().length <= 20);
           applyFilter();
           buildFilter();
           cy.layout({ name: "cose", animate: false, padding: 30, nodeRepulsion: function () { return 9000; } }).run();
@@ -92,7 +95,7 @@
         var swatch = document.createElement("span");
         swatch.textContent = "●";
         swatch.setAttribute("aria-hidden", "true");
-        swatch.className = "swatch-" + (palette.indexOf(colour(t)));
+        swatch.style.color = colour(t); // CSSOM, which the CSP allows, unlike style attributes in markup
         label.append(input, swatch, document.createTextNode(t));
         box.append(label);
       });

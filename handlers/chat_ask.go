@@ -1,0 +1,87 @@
+package handlers
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/hopwise/hopwise/agent"
+	"github.com/hopwise/hopwise/graphrag"
+	"github.com/hopwise/hopwise/web"
+	"github.com/labstack/echo/v4"
+)
+
+// chatAsk takes a question. With htmx it answers at once with the running turn, whose stream starts the
+// run; without JavaScript it answers within the request and then shows the conversation.
+func (s *server) chatAsk(c echo.Context) error {
+	ctx := c.Request().Context()
+	q, err := s.question(c.FormValue("question"))
+	if err != nil {
+		return err
+	}
+	convID, err := s.conversationFor(ctx, c.FormValue("conversation_id"), q)
+	if err != nil {
+		return err
+	}
+	if !isHTMX(c) {
+		if _, _, err := s.Chat.Ask(ctx, convID, q, func(agent.Event) {}); err != nil && ctx.Err() == nil {
+			s.Logger.Warn("chat: answer without javascript", "conversation", convID, "err", err)
+		}
+		return redirect(c, "/?c="+convID)
+	}
+	r, ok := s.runs.add(convID, q)
+	if !ok {
+		return echo.NewHTTPError(http.StatusServiceUnavailable, "Hopwise is answering many questions right now. Please ask again in a minute.")
+	}
+	convs, err := s.conversationLinks(ctx, convID)
+	if err != nil {
+		return err
+	}
+	c.Response().Header().Set("HX-Push-Url", "/?c="+convID)
+	return render(c, http.StatusOK, web.Asked(web.TurnView{Running: true, RunID: r.id, Question: q}, convID, convs, csrfToken(c)))
+}
+
+// question checks a question's length; the cap bounds what one request can make the model read.
+func (s *server) question(raw string) (string, error) {
+	q := strings.TrimSpace(raw)
+	switch {
+	case q == "":
+		return "", echo.NewHTTPError(http.StatusBadRequest, "Write a question first.")
+	case utf8.RuneCountInString(q) > s.Limits.MaxQuestionChars:
+		return "", echo.NewHTTPError(http.StatusRequestEntityTooLarge,
+			fmt.Sprintf("Questions can be at most %d characters long. Please shorten it.", s.Limits.MaxQuestionChars))
+	}
+	return q, nil
+}
+
+// conversationFor returns the conversation a question continues, or starts one named after the question.
+func (s *server) conversationFor(ctx context.Context, id, question string) (string, error) {
+	if id != "" {
+		if _, _, err := s.Store.Conversation(ctx, id); err != nil {
+			return "", err
+		}
+		return id, nil
+	}
+	now := time.Now().UTC()
+	conv := graphrag.Conversation{ID: "c" + newID(), Title: shorten(question, 80), CreatedAt: now, UpdatedAt: now}
+	if err := s.Store.PutConversation(ctx, conv); err != nil {
+		return "", err
+	}
+	return conv.ID, nil
+}
+
+// shorten cuts s to at most n runes at a word boundary.
+func shorten(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)[:n]
+	if i := strings.LastIndex(string(r), " "); i > n/2 {
+		return string(r)[:i] + "…"
+	}
+	return string(r) + "…"
+}

@@ -1,0 +1,197 @@
+package handlers
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/a-h/templ"
+	"github.com/hopwise/hopwise/agent"
+	"github.com/hopwise/hopwise/graphrag"
+	"github.com/hopwise/hopwise/web"
+	"github.com/labstack/echo/v4"
+)
+
+// answerEvery is how often the growing answer is rendered and sent: tokens arrive faster than people read.
+const answerEvery = 120 * time.Millisecond
+
+// chatStream runs a question asked through the page and streams it: "answer" (the answer so far, rendered),
+// "status" (what it is doing), "step" (a line of the trace), "usage" (the cost) and finally "done" (the
+// whole turn as stored), which closes the page's EventSource. The run lives in this request: a closed tab
+// or the stop button cancels it.
+func (s *server) chatStream(c echo.Context) error {
+	ctx, cancel := context.WithCancel(c.Request().Context())
+	defer cancel()
+	r, state := s.runs.claim(c.Param("run"), cancel)
+	sse := startSSE(c)
+	switch state {
+	case runClaimed:
+		return s.streamRun(ctx, sse, r)
+	case runFinished:
+		return s.sendStoredTurn(ctx, sse, r)
+	default: // unknown, or another stream is writing it: end this one so it does not reconnect
+		return s.sendDone(ctx, sse, web.TurnGone(c.Param("run"), ""))
+	}
+}
+
+type runOutcome struct {
+	turn   graphrag.Turn
+	result agent.Result
+	err    error
+}
+
+func (s *server) streamRun(ctx context.Context, sse *sseStream, r run) error {
+	events := make(chan agent.Event, 64)
+	out := make(chan runOutcome, 1)
+	go func() {
+		turn, res, err := s.Chat.Ask(ctx, r.conversationID, r.question, func(ev agent.Event) {
+			select {
+			case events <- ev:
+			case <-ctx.Done():
+			}
+		})
+		out <- runOutcome{turn, res, err}
+	}()
+	st := &streamState{sse: sse, prefix: citePrefix(r.id)}
+	tick := time.NewTicker(answerEvery)
+	defer tick.Stop()
+	ping := time.NewTicker(keepAlive)
+	defer ping.Stop()
+	for {
+		var err error
+		select {
+		case ev := <-events:
+			err = st.event(ctx, ev)
+		case <-tick.C:
+			err = st.flushAnswer()
+		case <-ping.C:
+			err = sse.ping()
+		case o := <-out:
+			for drained := false; !drained; {
+				select {
+				case ev := <-events:
+					_ = st.event(ctx, ev)
+				default:
+					drained = true
+				}
+			}
+			s.runs.finish(r.id, o.turn.ID)
+			return s.sendDone(ctx, sse, web.Turn(s.finalTurn(r, st.answer.String(), o)))
+		}
+		if err != nil {
+			// The client is gone: stop the run and wait for it, so nothing outlives the request.
+			s.stopRun(ctx, r, out)
+			return nil
+		}
+	}
+}
+
+func (s *server) stopRun(ctx context.Context, r run, out <-chan runOutcome) {
+	s.runs.stop(r.id)
+	o := <-out
+	s.runs.finish(r.id, o.turn.ID)
+	if o.err != nil && ctx.Err() == nil {
+		s.Logger.Warn("chat: run ended after its client left", "run", r.id, "err", o.err)
+	}
+}
+
+// finalTurn is the turn as stored by the agent or, when it could not be stored, what the page saw of it.
+func (s *server) finalTurn(r run, partial string, o runOutcome) web.TurnView {
+	if o.turn.ID != "" {
+		return s.turnView(o.turn)
+	}
+	v := web.TurnView{ID: r.id, Question: r.question, AnswerMD: partial, NoticeBad: true}
+	switch {
+	case errors.Is(o.err, context.Canceled):
+		v.Notice, v.NoticeBad = "You stopped this answer; what you see is as far as it got.", false
+	case o.err != nil:
+		s.Logger.Warn("chat: run failed", "run", r.id, "err", o.err)
+		v.Notice = "This answer could not be finished. Please try again; if it keeps failing, check the Status page."
+	}
+	return v
+}
+
+// sendStoredTurn answers a reconnecting stream with the turn that run produced.
+func (s *server) sendStoredTurn(ctx context.Context, sse *sseStream, r run) error {
+	_, turns, err := s.Store.Conversation(ctx, r.conversationID)
+	if err != nil {
+		return s.sendDone(ctx, sse, web.TurnGone(r.id, r.question))
+	}
+	for _, t := range turns {
+		if t.ID == r.turnID {
+			return s.sendDone(ctx, sse, web.Turn(s.turnView(t)))
+		}
+	}
+	return s.sendDone(ctx, sse, web.TurnGone(r.id, r.question))
+}
+
+// sendDone sends the final turn, also after the run was cancelled: rendering does not depend on ctx.
+func (s *server) sendDone(ctx context.Context, sse *sseStream, comp templ.Component) error {
+	html, err := renderString(context.WithoutCancel(ctx), comp)
+	if err != nil {
+		return err
+	}
+	_ = sse.send("done", html)
+	return nil
+}
+
+// chatStop cancels a run; its stream then sends the turn as far as it got.
+func (s *server) chatStop(c echo.Context) error {
+	if !s.runs.stop(c.Param("run")) {
+		return echo.NewHTTPError(http.StatusNotFound, "This answer has already finished.")
+	}
+	return render(c, http.StatusOK, web.StopRequested())
+}
+
+// streamState is what a stream has sent so far.
+type streamState struct {
+	sse    *sseStream
+	prefix string
+	answer strings.Builder
+	dirty  bool
+}
+
+func (st *streamState) event(ctx context.Context, ev agent.Event) error {
+	switch ev.Type {
+	case agent.EventToken:
+		st.answer.WriteString(ev.Delta)
+		st.dirty = true
+		return nil
+	case agent.EventAnswerReset:
+		st.answer.Reset()
+		st.dirty = true
+		return nil
+	case agent.EventNodeStarted:
+		return st.sse.send("status", templ.EscapeString(statusText(ev)))
+	case agent.EventUsage:
+		return st.sse.send("usage", templ.EscapeString(costText(ev.Usage)))
+	}
+	step, ok := stepView(ev)
+	if !ok {
+		return nil
+	}
+	html, err := renderString(ctx, web.Step(step))
+	if err != nil {
+		return err
+	}
+	return st.sse.send("step", html)
+}
+
+func (st *streamState) flushAnswer() error {
+	if !st.dirty {
+		return nil
+	}
+	st.dirty = false
+	return st.sse.send("answer", web.RenderMarkdown(st.answer.String(), st.prefix))
+}
+
+func renderString(ctx context.Context, comp templ.Component) (string, error) {
+	var buf bytes.Buffer
+	if err := comp.Render(ctx, &buf); err != nil {
+		return "", err
+	}
+	return buf.String(), nil
+}

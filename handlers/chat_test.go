@@ -1,0 +1,250 @@
+package handlers_test
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/PuerkitoBio/goquery"
+	"github.com/hopwise/hopwise/handlers"
+	"github.com/hopwise/hopwise/handlers/webtest"
+)
+
+// ask posts a question as the page does and returns the stream URL of its running turn.
+func (b *browser) ask(question, conversationID string) (streamURL, convID string) {
+	b.t.Helper()
+	resp, doc := b.post("/chat/ask", url.Values{"question": {question}, "conversation_id": {conversationID}}, true)
+	if resp.StatusCode != http.StatusOK {
+		b.t.Fatalf("ask: %d %s", resp.StatusCode, doc.Text())
+	}
+	stream := doc.Find("article.turn[sse-connect]").AttrOr("sse-connect", "")
+	if stream == "" {
+		b.t.Fatalf("no streaming turn in %s", doc.Text())
+	}
+	return stream, doc.Find("#conversation-id[hx-swap-oob]").AttrOr("value", "")
+}
+
+func (b *browser) stream(path string) []sseEvent {
+	b.t.Helper()
+	resp, err := b.client.Get(b.srv.URL + path)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	return readSSE(b.t, resp.Body, "done")
+}
+
+func TestAskStreamsTheAnswerItsTraceAndStoresTheTurn(t *testing.T) {
+	b := newBrowser(t, webtest.Options{})
+	b.withDemo()
+	stream, convID := b.ask(webtest.DelhiQuestion, "")
+	if convID == "" {
+		t.Fatal("no conversation started")
+	}
+	events := b.stream(stream)
+	kinds := map[string]int{}
+	var answers []string
+	for _, ev := range events {
+		kinds[ev.name]++
+		if ev.name == "answer" {
+			answers = append(answers, ev.data)
+		}
+	}
+	if kinds["step"] < 4 || kinds["status"] == 0 || kinds["usage"] == 0 || len(answers) == 0 {
+		t.Fatalf("events: %v", kinds)
+	}
+	last := events[len(events)-1]
+	if last.name != "done" {
+		t.Fatalf("last event %q", last.name)
+	}
+	turn := fragment(t, last.data).Find("article.turn")
+	if turn.AttrOr("sse-connect", "") != "" {
+		t.Error("the finished turn still streams")
+	}
+	if !strings.Contains(turn.Find(".answer").Text(), "600 EUR") {
+		t.Errorf("answer: %q", turn.Find(".answer").Text())
+	}
+	cites := turn.Find("ol.citations > li")
+	if cites.Length() != 2 {
+		t.Fatalf("citations: %d", cites.Length())
+	}
+	turn.Find(".answer a[href^='#cite-']").Each(func(_ int, a *goquery.Selection) {
+		if turn.Find(a.AttrOr("href", "")).Length() != 1 {
+			t.Errorf("citation link %s leads nowhere", a.AttrOr("href", ""))
+		}
+	})
+	if !strings.Contains(cites.Text(), "munich-city-distances.md") && !strings.Contains(cites.Text(), "Delhi") {
+		t.Errorf("the distance is not cited: %s", cites.Text())
+	}
+	if href := cites.Find("a[href^='/documents/']").AttrOr("href", ""); !strings.Contains(href, "#chunk-") {
+		t.Errorf("citation does not open its passage: %q", href)
+	}
+	trace := turn.Find("details.trace").Text()
+	for _, want := range []string{"My working idea", "distance between Delhi and Munich", "kept", "Cost:"} {
+		if !strings.Contains(trace, want) {
+			t.Errorf("trace lacks %q:\n%s", want, trace)
+		}
+	}
+
+	// Reopened later, the conversation shows the same turn with its trace.
+	_, page := b.get("/?c=" + url.QueryEscape(convID))
+	if page.Find("article.turn").Length() != 1 || !strings.Contains(page.Find("article.turn .answer").Text(), "600 EUR") {
+		t.Fatalf("reopened conversation: %s", page.Find("#turns").Text())
+	}
+	if page.Find("article.turn details.trace li").Length() < 4 {
+		t.Error("the reopened turn has no trace")
+	}
+	if page.Find("#conversations li[aria-current=true]").Length() != 1 {
+		t.Error("the open conversation is not marked in the list")
+	}
+
+	// A follow-up continues the conversation.
+	stream, again := b.ask("And from Paris?", convID)
+	if again != convID {
+		t.Errorf("follow-up started conversation %q, want %q", again, convID)
+	}
+	b.stream(stream)
+	_, turns, err := b.app.Store.Conversation(context.Background(), convID)
+	if err != nil || len(turns) != 2 {
+		t.Fatalf("turns: %d %v", len(turns), err)
+	}
+
+	// A stream opened again for a finished run gets the stored turn, not a second run.
+	calls := b.app.Model.ChatCalls()
+	if ev := b.stream(stream); len(ev) != 1 || ev[0].name != "done" || b.app.Model.ChatCalls() != calls {
+		t.Errorf("reopened stream: %d events, %d new model calls", len(ev), b.app.Model.ChatCalls()-calls)
+	}
+}
+
+// Row 10 of RELIABILITY.md: a browser that goes away mid-answer cancels the run; nothing keeps running.
+func TestClosedStreamCancelsTheRun(t *testing.T) {
+	b := newBrowser(t, webtest.Options{TokenDelay: 50 * time.Millisecond})
+	b.withDemo()
+	baseline := runtime.NumGoroutine()
+	stream, convID := b.ask(webtest.DelhiQuestion, "")
+	ctx, cancel := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, b.srv.URL+stream, nil)
+	resp, err := b.client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	readSSE(t, resp.Body, "answer") // the answer has started streaming
+	cancel()
+	resp.Body.Close()
+
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		_, turns, err := b.app.Store.Conversation(context.Background(), convID)
+		if err == nil && len(turns) == 1 && turns[0].Status == "cancelled" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("turn not cancelled: %+v %v", turns, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	calls := b.app.Model.ChatCalls()
+	for time.Now().Before(deadline) && runtime.NumGoroutine() > baseline+2 {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > baseline+2 {
+		t.Errorf("goroutines: %d, baseline %d", n, baseline)
+	}
+	time.Sleep(200 * time.Millisecond)
+	if b.app.Model.ChatCalls() != calls {
+		t.Error("the model was still called after the browser left")
+	}
+}
+
+func TestStopButtonEndsTheAnswerAsFarAsItGot(t *testing.T) {
+	b := newBrowser(t, webtest.Options{TokenDelay: 50 * time.Millisecond})
+	b.withDemo()
+	stream, _ := b.ask(webtest.DelhiQuestion, "")
+	resp, err := b.client.Get(b.srv.URL + stream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	readSSE(t, resp.Body, "answer")
+	run := strings.TrimPrefix(stream, "/chat/stream/")
+	stopResp, doc := b.post("/chat/stop/"+run, url.Values{}, true)
+	if stopResp.StatusCode != http.StatusOK || !strings.Contains(doc.Text(), "Stopping") {
+		t.Fatalf("stop: %d %s", stopResp.StatusCode, doc.Text())
+	}
+	events := readSSE(t, resp.Body, "done")
+	done := events[len(events)-1]
+	if done.name != "done" || !strings.Contains(fragment(t, done.data).Find(".notice").Text(), "You stopped this answer") {
+		t.Fatalf("after stop: %+v", done)
+	}
+}
+
+func TestQuestionsAreCheckedBeforeAnyWork(t *testing.T) {
+	b := newBrowser(t, webtest.Options{Limits: handlers.Limits{MaxQuestionChars: 20}})
+	tests := []struct {
+		name, question string
+		want           int
+	}{
+		{"empty", "   ", http.StatusBadRequest},
+		{"too long", strings.Repeat("a", 21), http.StatusRequestEntityTooLarge},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resp, doc := b.post("/chat/ask", url.Values{"question": {tt.question}}, true)
+			if resp.StatusCode != tt.want {
+				t.Fatalf("status %d, want %d", resp.StatusCode, tt.want)
+			}
+			if resp.Header.Get("HX-Retarget") != "#flash" || doc.Find("p.notice.bad").Length() != 1 {
+				t.Errorf("the refusal is not shown in the alert region: %s", doc.Text())
+			}
+		})
+	}
+	if b.app.Model.ChatCalls() != 0 {
+		t.Error("the model was called")
+	}
+}
+
+func TestEmptyChatExplainsAndSuggestsQuestionsFromTheDocuments(t *testing.T) {
+	b := newBrowser(t, webtest.Options{})
+	_, doc := b.get("/")
+	if doc.Find("#empty-state .notice a[href='/documents']").Length() != 1 {
+		t.Error("an empty app does not point to the documents page")
+	}
+	b.withDemo()
+	_, doc = b.get("/")
+	examples := doc.Find("#empty-state form.examples button[name=question]")
+	if examples.Length() < 2 || !strings.Contains(examples.Text(), "“") {
+		t.Fatalf("examples: %q", examples.Text())
+	}
+}
+
+func TestConversationsCanBeRenamedAndDeleted(t *testing.T) {
+	b := newBrowser(t, webtest.Options{})
+	b.withDemo()
+	stream, convID := b.ask("What does Nexa AI do?", "")
+	b.stream(stream)
+
+	resp, _ := b.post("/chat/conversations/"+convID+"/rename", url.Values{"title": {"Nexa <b>notes</b>"}}, false)
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("rename: %d", resp.StatusCode)
+	}
+	_, doc := b.get("/")
+	link := doc.Find("#conversations a").First()
+	if link.Text() != "Nexa <b>notes</b>" || doc.Find("#conversations b").Length() != 0 {
+		t.Errorf("renamed conversation: %q", link.Text())
+	}
+	resp, doc = b.post("/chat/conversations/"+convID+"/delete", url.Values{}, false)
+	if resp.StatusCode != http.StatusOK || doc.Find("form input[name=confirmed]").Length() != 1 {
+		t.Fatalf("delete did not ask first: %d", resp.StatusCode)
+	}
+	resp, _ = b.post("/chat/conversations/"+convID+"/delete", url.Values{"confirmed": {"yes"}}, true)
+	if resp.StatusCode != http.StatusOK || resp.Header.Get("HX-Redirect") != "/" {
+		t.Fatalf("delete: %d", resp.StatusCode)
+	}
+	if convs, _ := b.app.Store.Conversations(context.Background()); len(convs) != 0 {
+		t.Errorf("conversations left: %d", len(convs))
+	}
+}

@@ -1,0 +1,106 @@
+package handlers
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"time"
+
+	"github.com/hopwise/hopwise/graphrag"
+	"github.com/hopwise/hopwise/web"
+	"github.com/labstack/echo/v4"
+)
+
+// progressEvery is how often queued progress snapshots are sent: a burst of chunk updates becomes one row.
+const progressEvery = 200 * time.Millisecond
+
+// documentEvents streams each document's row as it changes ("doc-ID" events; an empty row for a deleted
+// document) and ends with an "idle" event, which closes the page's EventSource, once no document is left
+// being processed, or when the server shuts down.
+func (s *server) documentEvents(c echo.Context) error {
+	ctx := c.Request().Context()
+	progress, unsubscribe := s.Ingester.Subscribe()
+	defer unsubscribe()
+	sse := startSSE(c)
+	busy, err := s.anyUnfinished(ctx)
+	if err != nil || !busy {
+		return sse.send("idle", "")
+	}
+	tick := time.NewTicker(progressEvery)
+	defer tick.Stop()
+	ping := time.NewTicker(keepAlive)
+	defer ping.Stop()
+	pending := map[string]graphrag.Progress{}
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-s.Closing:
+			return sse.send("idle", "")
+		case p, ok := <-progress:
+			if !ok {
+				return nil
+			}
+			pending[p.DocID] = p
+		case <-ping.C:
+			if err := sse.ping(); err != nil {
+				return nil
+			}
+		case <-tick.C:
+			if len(pending) == 0 {
+				continue
+			}
+			finished, err := s.sendProgress(ctx, c, sse, pending)
+			if err != nil {
+				return nil
+			}
+			clear(pending)
+			if !finished {
+				continue
+			}
+			if busy, err := s.anyUnfinished(ctx); err == nil && !busy {
+				return sse.send("idle", "")
+			}
+		}
+	}
+}
+
+// sendProgress sends the fresh row of each document and reports whether any of them reached an end.
+func (s *server) sendProgress(ctx context.Context, c echo.Context, sse *sseStream, pending map[string]graphrag.Progress) (bool, error) {
+	finished := false
+	for id, p := range pending {
+		html := ""
+		doc, err := s.Store.Document(ctx, id)
+		switch {
+		case errors.Is(err, graphrag.ErrNotFound):
+			finished = true // deleted: the empty row removes it from the page
+		case err != nil:
+			s.Logger.Warn("progress: read document", "doc", id, "err", err)
+			continue
+		default:
+			finished = finished || doc.Status.Finished()
+			var buf bytes.Buffer
+			if err := web.DocumentRowView(documentRow(doc, &p), csrfToken(c)).Render(ctx, &buf); err != nil {
+				return false, err
+			}
+			html = buf.String()
+		}
+		if err := sse.send("doc-"+id, html); err != nil {
+			return false, err
+		}
+	}
+	return finished, nil
+}
+
+func (s *server) anyUnfinished(ctx context.Context) (bool, error) {
+	docs, err := s.Store.Documents(ctx)
+	if err != nil {
+		return false, err
+	}
+	for _, d := range docs {
+		if !d.Status.Finished() {
+			return true, nil
+		}
+	}
+	return false, nil
+}

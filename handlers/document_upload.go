@@ -1,0 +1,131 @@
+package handlers
+
+import (
+	"errors"
+	"fmt"
+	"mime/multipart"
+	"net/http"
+	"path/filepath"
+
+	"github.com/hopwise/hopwise/graphrag"
+	"github.com/hopwise/hopwise/graphrag/parse"
+	"github.com/hopwise/hopwise/web"
+	"github.com/labstack/echo/v4"
+)
+
+// uploaded is what became of one file of an upload.
+type uploaded struct {
+	Name       string `json:"name"`
+	Outcome    string `json:"outcome"` // accepted, duplicate, rejected
+	DocumentID string `json:"document_id,omitempty"`
+	Message    string `json:"message"`
+	tooLarge   bool
+}
+
+// formMemory is how much of an upload is held in memory; the rest is spooled to temporary files.
+const formMemory = 8 << 20
+
+// receiveFiles reads the whole multipart body within the request limit before any file is handed on, so
+// a request refused with 413 leaves nothing behind; then each file is checked and submitted on its own, so
+// one bad file never stops the others. The status is 413 when files were too large and none was accepted.
+func (s *server) receiveFiles(c echo.Context) ([]uploaded, int, error) {
+	mr, err := c.Request().MultipartReader()
+	if err != nil {
+		return nil, 0, echo.NewHTTPError(http.StatusBadRequest, "Send the files as a multipart form (field “files”).")
+	}
+	form, err := mr.ReadForm(formMemory)
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) || errors.Is(err, multipart.ErrMessageTooLarge) {
+			return nil, 0, &http.MaxBytesError{Limit: s.Limits.MaxRequestBytes}
+		}
+		return nil, 0, echo.NewHTTPError(http.StatusBadRequest, "The upload could not be read: it was cut off or is not a valid form.")
+	}
+	defer form.RemoveAll()
+	files := append(form.File["files"], form.File["file"]...)
+	if len(files) == 0 {
+		return nil, 0, echo.NewHTTPError(http.StatusBadRequest, "Choose at least one file to upload.")
+	}
+	out := make([]uploaded, 0, len(files))
+	accepted, tooLarge := 0, 0
+	for _, fh := range files {
+		u := s.submitFile(c, fh)
+		if u.Outcome != "rejected" {
+			accepted++
+		}
+		if u.tooLarge {
+			tooLarge++
+		}
+		out = append(out, u)
+	}
+	status := http.StatusOK
+	if tooLarge > 0 && accepted == 0 {
+		status = http.StatusRequestEntityTooLarge
+	}
+	return out, status, nil
+}
+
+func (s *server) submitFile(c echo.Context, fh *multipart.FileHeader) uploaded {
+	name := filepath.Base(fh.Filename)
+	u := uploaded{Name: name, Outcome: "rejected"}
+	switch {
+	case fh.Size > s.Limits.MaxUploadBytes:
+		u.Message = fmt.Sprintf("This file is larger than the limit of %s.", web.Bytes(s.Limits.MaxUploadBytes))
+		u.tooLarge = true
+		return u
+	case !parse.Supported(name):
+		u.Message = "Hopwise cannot read this kind of file. Use text, Markdown, HTML, PDF or Word (.docx) files."
+		return u
+	case fh.Size == 0:
+		u.Message = "This file is empty."
+		return u
+	}
+	f, err := fh.Open()
+	if err != nil {
+		s.Logger.Error("upload: open spooled file", "name", name, "err", err)
+		u.Message = "This file could not be received. Please try again."
+		return u
+	}
+	defer f.Close()
+	doc, dup, err := s.Ingester.Submit(c.Request().Context(), name, f)
+	switch {
+	case errors.Is(err, parse.ErrTooLarge):
+		u.Message = fmt.Sprintf("This file is larger than the limit of %s.", web.Bytes(s.Limits.MaxUploadBytes))
+		u.tooLarge = true
+	case errors.Is(err, graphrag.ErrQueueFull):
+		u.Message = "Too many files are waiting to be read. Please upload this one again in a few minutes."
+	case err != nil:
+		s.Logger.Error("upload: submit", "name", name, "err", err)
+		u.Message = "This file could not be stored. Please try again; if it keeps failing, check the Status page."
+	case dup:
+		u.Outcome, u.DocumentID = "duplicate", doc.ID
+		u.Message = fmt.Sprintf("Already uploaded as “%s”, with the same content. Nothing was changed.", doc.Name)
+	default:
+		u.Outcome, u.DocumentID = "accepted", doc.ID
+		u.Message = "Received. It is being read now; follow its progress in the list."
+	}
+	return u
+}
+
+// documentsUpload takes files from the page's form: htmx gets the results and the refreshed list as
+// fragments, a form sent without JavaScript gets the whole page.
+func (s *server) documentsUpload(c echo.Context) error {
+	files, status, err := s.receiveFiles(c)
+	if err != nil {
+		return err
+	}
+	results := make([]web.UploadResult, len(files))
+	for i, f := range files {
+		kind := map[string]string{"accepted": "ok", "duplicate": "same", "rejected": "bad"}[f.Outcome]
+		results[i] = web.UploadResult{Name: f.Name, Kind: kind, Message: f.Message}
+	}
+	p, err := s.documentsView(c, results)
+	if err != nil {
+		return err
+	}
+	if !isHTMX(c) {
+		return render(c, status, web.DocumentsView(p))
+	}
+	// htmx swaps only 2xx answers into the results area; the per-file messages say what was refused.
+	return render(c, http.StatusOK, web.UploadFragment(p))
+}

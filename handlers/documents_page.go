@@ -1,0 +1,70 @@
+package handlers
+
+import (
+	"context"
+	"net/http"
+	"strings"
+
+	"github.com/hopwise/hopwise/graphrag"
+	"github.com/hopwise/hopwise/web"
+	"github.com/labstack/echo/v4"
+)
+
+// acceptedTypes is the file input's accept list: the formats graphrag/parse reads.
+const acceptedTypes = ".txt,.text,.md,.markdown,.html,.htm,.pdf,.docx"
+
+func (s *server) documentsPage(c echo.Context) error {
+	p, err := s.documentsView(c, nil)
+	if err != nil {
+		return err
+	}
+	return render(c, http.StatusOK, web.DocumentsView(p))
+}
+
+func (s *server) documentsView(c echo.Context, results []web.UploadResult) (web.DocumentsPage, error) {
+	rows, live, err := s.documentRows(c.Request().Context())
+	if err != nil {
+		return web.DocumentsPage{}, err
+	}
+	return web.DocumentsPage{
+		Meta: meta(c, "Documents", web.NavDocuments), Docs: rows, Live: live, Results: results,
+		MaxFile: web.Bytes(s.Limits.MaxUploadBytes), Accept: acceptedTypes,
+	}, nil
+}
+
+// documentRows lists every document and reports whether any is still being processed.
+func (s *server) documentRows(ctx context.Context) ([]web.DocumentRow, bool, error) {
+	docs, err := s.Store.Documents(ctx)
+	if err != nil {
+		return nil, false, err
+	}
+	rows := make([]web.DocumentRow, len(docs))
+	live := false
+	for i, d := range docs {
+		rows[i] = documentRow(d, nil)
+		live = live || !d.Status.Finished()
+	}
+	return rows, live, nil
+}
+
+func (s *server) documentPage(c echo.Context) error {
+	ctx := c.Request().Context()
+	doc, err := s.Store.Document(ctx, c.Param("id"))
+	if err != nil {
+		return err
+	}
+	chunks, err := s.Store.DocumentChunks(ctx, doc.ID)
+	if err != nil {
+		return err
+	}
+	row := documentRow(doc, nil)
+	p := web.DocumentPage{Meta: meta(c, row.Title, web.NavDocuments), Doc: row}
+	for _, ch := range chunks {
+		v := web.ChunkView{ID: ch.ID, Ordinal: ch.Ordinal, Section: strings.Join(ch.Section, " › "), Text: ch.Text}
+		if ch.Status == graphrag.ChunkFailed {
+			v.Failed = "Names and facts could not be found in this passage; its text is still searched."
+		}
+		p.Chunks = append(p.Chunks, v)
+	}
+	return render(c, http.StatusOK, web.DocumentView(p))
+}

@@ -1,0 +1,104 @@
+package handlers
+
+import (
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
+	"golang.org/x/time/rate"
+)
+
+// contentSecurityPolicy allows nothing but this origin: no inline scripts or styles, no outside images,
+// no framing. Every script and style of the pages is a static file.
+const contentSecurityPolicy = "default-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'"
+
+func securityHeaders(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		h := c.Response().Header()
+		h.Set("Content-Security-Policy", contentSecurityPolicy)
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("X-Frame-Options", "DENY")
+		h.Set("Referrer-Policy", "same-origin")
+		return next(c)
+	}
+}
+
+// smallBody is the limit of every request body but uploads.
+const smallBody = 256 << 10
+
+// limitBodies refuses a body over its limit with 413 before anything reads it: at once when the declared
+// Content-Length is over, and when the bytes actually read pass it otherwise (chunked or lying bodies).
+// Uploads may be up to uploadLimit; every other request up to smallBody.
+func limitBodies(uploadLimit int64) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			r := c.Request()
+			limit := int64(smallBody)
+			if isUpload(c) {
+				limit = uploadLimit
+			}
+			if r.ContentLength > limit {
+				return &http.MaxBytesError{Limit: limit}
+			}
+			r.Body = http.MaxBytesReader(c.Response(), r.Body, limit)
+			return next(c)
+		}
+	}
+}
+
+func isUpload(c echo.Context) bool {
+	return c.Request().Method == http.MethodPost && (c.Path() == "/documents" || c.Path() == "/api/documents")
+}
+
+const csrfContextKey = "csrf"
+
+// csrfProtection guards every state-changing request. Browsers are judged by Sec-Fetch-Site (cross-site
+// requests are refused), otherwise the token from the SameSite=Strict cookie must come back in the
+// X-CSRF-Token header, the _csrf query parameter or (except for uploads, whose bodies are not parsed
+// before the check) the _csrf form field. Scripts calling /api/ without any browser header (no Origin, no
+// Sec-Fetch-Site, no cookie) carry no ambient credentials and are let through. Every refusal is a 403.
+func csrfProtection() echo.MiddlewareFunc {
+	cfg := middleware.CSRFConfig{
+		TokenLookup:    "header:X-CSRF-Token,query:_csrf,form:_csrf",
+		ContextKey:     csrfContextKey,
+		CookieName:     "hopwise_csrf",
+		CookiePath:     "/",
+		CookieHTTPOnly: true,
+		CookieSameSite: http.SameSiteStrictMode,
+		ErrorHandler: func(err error, c echo.Context) error {
+			return echo.NewHTTPError(http.StatusForbidden, "This request was refused because it did not come from a Hopwise page (CSRF check). Reload the page and try again.")
+		},
+	}
+	cfg.Skipper = func(c echo.Context) bool { return isScriptAPICall(c) || isUpload(c) }
+	standard := middleware.CSRFWithConfig(cfg)
+	upload := cfg
+	upload.TokenLookup = "header:X-CSRF-Token,query:_csrf"
+	upload.Skipper = func(c echo.Context) bool { return isScriptAPICall(c) || !isUpload(c) }
+	uploads := middleware.CSRFWithConfig(upload)
+	return func(next echo.HandlerFunc) echo.HandlerFunc { return standard(uploads(next)) }
+}
+
+// isScriptAPICall reports an /api/ request that no browser sent.
+func isScriptAPICall(c echo.Context) bool {
+	r := c.Request()
+	if !strings.HasPrefix(r.URL.Path, "/api/") {
+		return false
+	}
+	return r.Header.Get("Origin") == "" && r.Header.Get("Sec-Fetch-Site") == "" && r.Header.Get("Cookie") == ""
+}
+
+// rateLimit allows perMinute requests per client address and minute, with bursts of that size; more get 429.
+func rateLimit(perMinute int, message string) echo.MiddlewareFunc {
+	store := middleware.NewRateLimiterMemoryStoreWithConfig(middleware.RateLimiterMemoryStoreConfig{
+		Rate: rate.Limit(float64(perMinute) / 60), Burst: perMinute, ExpiresIn: 3 * time.Minute,
+	})
+	return middleware.RateLimiterWithConfig(middleware.RateLimiterConfig{
+		Store:               store,
+		IdentifierExtractor: func(c echo.Context) (string, error) { return c.RealIP(), nil },
+		DenyHandler: func(c echo.Context, _ string, _ error) error {
+			return echo.NewHTTPError(http.StatusTooManyRequests, message)
+		},
+	})
+}

@@ -1,0 +1,139 @@
+// Package webtest runs Hopwise's web app for tests: the real handlers over a real SQLite store in a temporary
+// directory, the real ingester and agent, and llm/llmtest as the model, scripted for the demo corpus.
+package webtest
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/hopwise/hopwise/agent"
+	"github.com/hopwise/hopwise/graphrag"
+	"github.com/hopwise/hopwise/graphrag/sqlite"
+	"github.com/hopwise/hopwise/handlers"
+	"github.com/hopwise/hopwise/llm"
+	"github.com/hopwise/hopwise/llm/llmtest"
+)
+
+// Options adjust the app under test.
+type Options struct {
+	Limits     handlers.Limits
+	TokenDelay time.Duration     // slows the streamed answer, to test stopping it
+	Answers    map[string]string // question substring -> answer markdown the model writes
+	Logger     *slog.Logger
+}
+
+// App is a running web app without its HTTP server: Handler serves requests.
+type App struct {
+	Model    *llmtest.Server
+	Store    *sqlite.Store
+	Ingester *graphrag.Ingester
+	Handler  http.Handler
+	closing  chan struct{}
+}
+
+// New builds the app; everything is stopped and removed when the test ends.
+func New(t testing.TB, opt Options) *App {
+	t.Helper()
+	logger := opt.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	sc := &script{tokenDelay: opt.TokenDelay, answers: opt.Answers}
+	model := llmtest.New(t)
+	model.Handle(sc.reply)
+	client := llm.New(llm.Config{
+		BaseURL: model.URL(), APIKey: "test", Model: "test-model", EmbedModel: "test-embed",
+		MaxRetries: -1, Timeout: 20 * time.Second, StreamIdleTimeout: 20 * time.Second, MaxConcurrency: 8,
+	}, logger)
+	ctx, cancel := context.WithCancel(context.Background())
+	store, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "hopwise.db"), sqlite.Options{EmbedDim: 64, EmbedModel: "test-embed"}, logger)
+	if err != nil {
+		cancel()
+		t.Fatalf("open store: %v", err)
+	}
+	ingester := graphrag.NewIngester(store, client, graphrag.NewLLMExtractor(client), graphrag.IngestOptions{
+		Workers: 2, MaxBytes: opt.Limits.MaxUploadBytes,
+	}, logger)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = ingester.Run(ctx)
+	}()
+	ag := agent.New(client, graphrag.NewRetriever(store, client), nil, nil, agent.Config{MaxRunTime: time.Minute}, logger)
+	a := &App{Model: model, Store: store, Ingester: ingester, closing: make(chan struct{})}
+	a.Handler = handlers.New(handlers.Deps{
+		Logger: logger, Status: func(context.Context) handlers.Status { return status() },
+		Store: store, Ingester: ingester, Chat: agent.NewChat(ag, store), Limits: opt.Limits, Closing: a.closing,
+	})
+	t.Cleanup(func() {
+		a.Close()
+		cancel()
+		<-done
+		store.Close()
+	})
+	return a
+}
+
+// Close ends the open progress streams, as a server shutting down does.
+func (a *App) Close() {
+	select {
+	case <-a.closing:
+	default:
+		close(a.closing)
+	}
+}
+
+func status() handlers.Status {
+	return handlers.Status{
+		Checks: []handlers.Check{
+			{Name: "model", Configured: "test-model at llmtest", OK: true},
+			{Name: "store", Configured: "sqlite", OK: true},
+			{Name: "web search", Configured: "off", OK: true},
+		},
+		Settings: map[string]string{"LLM_MODEL": "test-model", "LLM_API_KEY": "sk-…ab"},
+	}
+}
+
+// DemoCorpus is the folder of the demo documents, found from the working directory of a test of this
+// repository (it lives beside the repository, in shared/).
+func DemoCorpus(t testing.TB) string {
+	t.Helper()
+	for _, p := range []string{"../../shared/corpus/demo", "../../../shared/corpus/demo", "/work/shared/corpus/demo"} {
+		if st, err := os.Stat(p); err == nil && st.IsDir() {
+			abs, _ := filepath.Abs(p)
+			return abs
+		}
+	}
+	t.Skip("the demo corpus (shared/corpus/demo) is not beside this repository")
+	return ""
+}
+
+// WaitDone waits until every document is done or failed.
+func (a *App) WaitDone(t testing.TB, within time.Duration) []graphrag.Document {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		docs, err := a.Store.Documents(context.Background())
+		if err != nil {
+			t.Fatalf("documents: %v", err)
+		}
+		finished := 0
+		for _, d := range docs {
+			if d.Status.Finished() {
+				finished++
+			}
+		}
+		if finished == len(docs) {
+			return docs
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("documents not finished after %s: %+v", within, docs)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
