@@ -5,7 +5,7 @@ BIN   := bin/hopwise
 PKGS  := ./...
 FUZZTIME ?= 2000x
 
-.PHONY: run build test fuzz bench lint fmt generate
+.PHONY: run build test test-slow fuzz bench lint fmt generate
 
 ## run: build and start Hopwise on http://127.0.0.1:8080
 run: build
@@ -19,6 +19,10 @@ build:
 test:
 	$(GO) test -race -count=1 $(PKGS)
 	FUZZTIME=$(FUZZTIME) scripts/fuzz.sh
+
+## test-slow: tests that disturb shared services (stops and restarts the dev Neo4j mid-test)
+test-slow:
+	NEO4J_DEV_RESTART=1 $(GO) test -count=1 -run 'Restart' ./graphrag/neo4j/
 
 ## fuzz: every fuzz target for longer (FUZZTIME=60s by default here)
 fuzz:
