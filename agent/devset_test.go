@@ -21,7 +21,6 @@ import (
 	"github.com/hopwise/hopwise/websearch/websearchtest"
 )
 
-
 type devQuestion struct {
 	ID       string   `json:"id"`
 	Category string   `json:"category"`

@@ -65,7 +65,6 @@ func (r *run) grade(ctx context.Context, items []source) (int, error) {
 	var kept []source
 	for _, g := range results {
 		if g.useful {
-			g.source.reason = g.reason
 			kept = append(kept, g.source)
 		}
 	}
@@ -79,9 +78,9 @@ func (r *run) grade(ctx context.Context, items []source) (int, error) {
 // the batches replace the previous ones, joined in batch order.
 func (r *run) gradeBatches(ctx context.Context, items []source) ([]graded, error) {
 	batches := split(items)
-	affordable := min(len(batches), max(r.callsLeft()-reserveCalls, 1))
-	if r.callsLeft() == 0 {
-		affordable = 0
+	affordable := 0 // one batch at least while any call is left, the rest as far as generation and audit allow
+	if left := r.callsLeft(); left > 0 {
+		affordable = min(len(batches), max(left-reserveCalls, 1))
 	}
 	out := make([]batchGrade, len(batches))
 	errs := make([]error, len(batches))

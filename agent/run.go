@@ -11,20 +11,6 @@ import (
 	"github.com/hopwise/hopwise/llm"
 )
 
-// Budget shares: a retrieval pass needs a transform, at least one grading batch, a generation and an audit.
-const (
-	reserveCalls = 2 // generation and audit after grading
-	passCalls    = 4 // transform, grading, generation, audit
-)
-
-// finishCalls is what finish may need once the passes end: a revision and its audit.
-func (r *run) finishCalls() int {
-	if r.cfg.MaxRevisions == 0 || !r.cfg.Techniques.Audit {
-		return 0
-	}
-	return 2
-}
-
 // Run answers one question. Events are delivered to emit (which may be nil) one at a time, in order.
 // The run ends within the configured caps; when the caller's context ends it stops every model call in
 // flight and returns the context's error with what it had so far.
@@ -69,13 +55,12 @@ func (r *run) execute(parent context.Context, body func(context.Context) error) 
 		return r.result(), err
 	}
 	r.showFinalAnswer()
-	res := r.result()
-	u := res.Usage
+	u := r.usage()
 	r.rec.send(Event{Type: EventUsage, Summary: usageSummary(u), Usage: &u})
 	final := r.result()
 	final.Usage = u
 	r.rec.send(Event{Type: EventAnswer, Summary: answerSummary(final), Result: &final})
-	res = final
+	res := final // the caller's copy also holds the answer event in its trace
 	res.Trace = r.rec.events()
 	return res, nil
 }

@@ -12,11 +12,10 @@ import (
 
 // source is one piece of evidence: a passage of a document, a graph fact or a web result.
 type source struct {
-	kind   string // KindChunk, KindFact or KindWeb
-	chunk  graphrag.Chunk
-	fact   graphrag.Fact
-	web    websearch.Result
-	reason string // why grading kept it
+	kind  string // KindChunk, KindFact or KindWeb
+	chunk graphrag.Chunk
+	fact  graphrag.Fact
+	web   websearch.Result
 }
 
 // key identifies a source across passes.
@@ -148,35 +147,6 @@ func (st *state) approved() bool {
 	return st.answer != "" && st.grounded == GroundedFully && st.useful
 }
 
-// recorder serialises events to the caller and keeps the trace (every event but tokens).
-type recorder struct {
-	mu    sync.Mutex
-	emit  func(Event)
-	trace []Event
-}
-
-func (r *recorder) send(e Event) {
-	if e.At.IsZero() {
-		e.At = time.Now()
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if e.Type != EventToken {
-		t := e
-		t.Result = nil
-		r.trace = append(r.trace, t)
-	}
-	if r.emit != nil {
-		r.emit(e)
-	}
-}
-
-func (r *recorder) events() []Event {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]Event(nil), r.trace...)
-}
-
 // run is one execution of the loop.
 type run struct {
 	a      *Agent
@@ -212,26 +182,4 @@ func (r *run) usage() Usage {
 	defer r.mu.Unlock()
 	return Usage{Calls: u.Calls, Rounds: r.rounds, PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens,
 		Elapsed: time.Since(r.start)}
-}
-
-// callsLeft is how many more model calls the budget allows: the call cap, the token cap at the run's
-// average tokens per call so far, and the wall-time cap at its average time per round so far, whichever is
-// tightest. Planning in calls lets every step check one number before it starts.
-func (r *run) callsLeft() int {
-	u := r.meter.Snapshot()
-	left := r.cfg.MaxLLMCalls - u.Calls
-	used := u.PromptTokens + u.CompletionTokens
-	if used >= r.cfg.MaxTokens {
-		return 0
-	}
-	if u.Calls > 0 {
-		left = min(left, (r.cfg.MaxTokens-used)*u.Calls/used)
-	}
-	r.mu.Lock()
-	rounds := r.rounds
-	r.mu.Unlock()
-	if elapsed := time.Since(r.start); rounds > 0 && elapsed > 0 {
-		left = min(left, int((r.cfg.MaxRunTime-elapsed)*time.Duration(rounds)/elapsed))
-	}
-	return max(left, 0)
 }

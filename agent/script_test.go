@@ -272,6 +272,7 @@ func ask(t *testing.T, a *agent.Agent, question string) (agent.Result, *recorder
 	if err != nil {
 		t.Fatalf("run: %v", err)
 	}
+	t.Logf("%d calls in %d rounds: %v", res.Usage.Calls, res.Usage.Rounds, path(res.Trace))
 	return res, rec
 }
 
