@@ -70,7 +70,8 @@ func writeOne(ctx context.Context, s *Store, name string) error {
 	}})
 }
 
-// checkIntegrity fails the test unless SQLite finds the file whole and every foreign key satisfied.
+// checkIntegrity fails the test unless SQLite finds the file whole, every foreign key satisfied and the
+// full-text indexes in step with their tables.
 func checkIntegrity(t *testing.T, db *sql.DB) {
 	t.Helper()
 	var result string
@@ -84,6 +85,12 @@ func checkIntegrity(t *testing.T, db *sql.DB) {
 	defer rows.Close()
 	if rows.Next() {
 		t.Error("foreign_key_check found violations")
+	}
+	// For external-content tables, FTS5's integrity-check compares the index with the content table.
+	for _, fts := range []string{"chunks_fts", "entities_fts"} {
+		if _, err := db.ExecContext(t.Context(), `INSERT INTO `+fts+`(`+fts+`, rank) VALUES ('integrity-check', 1)`); err != nil {
+			t.Errorf("%s integrity-check: %v", fts, err)
+		}
 	}
 }
 

@@ -147,6 +147,7 @@ func TestPragmas(t *testing.T) {
 	}
 }
 
+// TestDeleteDropsVectorsFromMemory also checks that the cascade kept the full-text indexes exact.
 func TestDeleteDropsVectorsFromMemory(t *testing.T) {
 	s := openTemp(t, filepath.Join(t.TempDir(), "hopwise.db"), 4)
 	fill(t, s, "a.txt")
@@ -160,6 +161,7 @@ func TestDeleteDropsVectorsFromMemory(t *testing.T) {
 	if n := s.vectors.len(); n != 2 {
 		t.Errorf("vectors after delete = %d, want 2", n)
 	}
+	checkIntegrity(t, s.writer)
 	s.vectors.mu.RLock()
 	defer s.vectors.mu.RUnlock()
 	if slices.Contains(s.vectors.ids, ids[0]) || slices.Contains(s.vectors.ids, ids[1]) {
