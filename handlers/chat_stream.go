@@ -128,9 +128,9 @@ func (s *server) sendStoredTurn(ctx context.Context, sse *sseStream, r run) erro
 	return s.sendDone(ctx, sse, web.TurnGone(r.id, r.question))
 }
 
-// sendDone sends the final turn, also after the run was cancelled: rendering does not depend on ctx.
+// sendDone sends the final turn, also after the run was cancelled.
 func (s *server) sendDone(ctx context.Context, sse *sseStream, comp templ.Component) error {
-	html, err := renderString(context.WithoutCancel(ctx), comp)
+	html, err := renderString(ctx, comp)
 	if err != nil {
 		return err
 	}
@@ -148,10 +148,11 @@ func (s *server) chatStop(c echo.Context) error {
 
 // streamState is what a stream has sent so far.
 type streamState struct {
-	sse    *sseStream
-	prefix string
-	answer strings.Builder
-	dirty  bool
+	sse     *sseStream
+	prefix  string
+	answer  strings.Builder
+	dirty   bool
+	flushed time.Time
 }
 
 func (st *streamState) event(ctx context.Context, ev agent.Event) error {
@@ -159,6 +160,9 @@ func (st *streamState) event(ctx context.Context, ev agent.Event) error {
 	case agent.EventToken:
 		st.answer.WriteString(ev.Delta)
 		st.dirty = true
+		if time.Since(st.flushed) >= answerEvery {
+			return st.flushAnswer() // the first words show at once; later ones at most every answerEvery
+		}
 		return nil
 	case agent.EventAnswerReset:
 		st.answer.Reset()
@@ -184,13 +188,15 @@ func (st *streamState) flushAnswer() error {
 	if !st.dirty {
 		return nil
 	}
-	st.dirty = false
+	st.dirty, st.flushed = false, time.Now()
 	return st.sse.send("answer", web.RenderMarkdown(st.answer.String(), st.prefix))
 }
 
+// renderString renders into memory. Rendering goes on after a run was cancelled (its last steps and the
+// stopped turn are still sent), so only a failed write means the client is gone.
 func renderString(ctx context.Context, comp templ.Component) (string, error) {
 	var buf bytes.Buffer
-	if err := comp.Render(ctx, &buf); err != nil {
+	if err := comp.Render(context.WithoutCancel(ctx), &buf); err != nil {
 		return "", err
 	}
 	return buf.String(), nil

@@ -1,6 +1,7 @@
 package handlers_test
 
 import (
+	"bufio"
 	"context"
 	"net/http"
 	"net/url"
@@ -39,8 +40,7 @@ func (b *browser) stream(path string) []sseEvent {
 }
 
 func TestAskStreamsTheAnswerItsTraceAndStoresTheTurn(t *testing.T) {
-	b := newBrowser(t, webtest.Options{})
-	b.withDemo()
+	b := newBrowser(t, webtest.Options{Demo: true})
 	stream, convID := b.ask(webtest.DelhiQuestion, "")
 	if convID == "" {
 		t.Fatal("no conversation started")
@@ -122,8 +122,7 @@ func TestAskStreamsTheAnswerItsTraceAndStoresTheTurn(t *testing.T) {
 
 // Row 10 of RELIABILITY.md: a browser that goes away mid-answer cancels the run; nothing keeps running.
 func TestClosedStreamCancelsTheRun(t *testing.T) {
-	b := newBrowser(t, webtest.Options{TokenDelay: 50 * time.Millisecond})
-	b.withDemo()
+	b := newBrowser(t, webtest.Options{TokenDelay: 50 * time.Millisecond, Demo: true})
 	baseline := runtime.NumGoroutine()
 	stream, convID := b.ask(webtest.DelhiQuestion, "")
 	ctx, cancel := context.WithCancel(context.Background())
@@ -161,21 +160,24 @@ func TestClosedStreamCancelsTheRun(t *testing.T) {
 }
 
 func TestStopButtonEndsTheAnswerAsFarAsItGot(t *testing.T) {
-	b := newBrowser(t, webtest.Options{TokenDelay: 50 * time.Millisecond})
-	b.withDemo()
+	b := newBrowser(t, webtest.Options{TokenDelay: 50 * time.Millisecond, Demo: true})
 	stream, _ := b.ask(webtest.DelhiQuestion, "")
 	resp, err := b.client.Get(b.srv.URL + stream)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	readSSE(t, resp.Body, "answer")
+	body := bufio.NewReader(resp.Body)
+	readSSE(t, body, "answer")
 	run := strings.TrimPrefix(stream, "/chat/stream/")
 	stopResp, doc := b.post("/chat/stop/"+run, url.Values{}, true)
 	if stopResp.StatusCode != http.StatusOK || !strings.Contains(doc.Text(), "Stopping") {
 		t.Fatalf("stop: %d %s", stopResp.StatusCode, doc.Text())
 	}
-	events := readSSE(t, resp.Body, "done")
+	events := readSSE(t, body, "done")
+	if len(events) == 0 {
+		t.Fatal("the stream ended without the stopped turn")
+	}
 	done := events[len(events)-1]
 	if done.name != "done" || !strings.Contains(fragment(t, done.data).Find(".notice").Text(), "You stopped this answer") {
 		t.Fatalf("after stop: %+v", done)
@@ -213,7 +215,7 @@ func TestEmptyChatExplainsAndSuggestsQuestionsFromTheDocuments(t *testing.T) {
 	if doc.Find("#empty-state .notice a[href='/documents']").Length() != 1 {
 		t.Error("an empty app does not point to the documents page")
 	}
-	b.withDemo()
+	b = newBrowser(t, webtest.Options{Demo: true})
 	_, doc = b.get("/")
 	examples := doc.Find("#empty-state form.examples button[name=question]")
 	if examples.Length() < 2 || !strings.Contains(examples.Text(), "“") {
@@ -222,8 +224,7 @@ func TestEmptyChatExplainsAndSuggestsQuestionsFromTheDocuments(t *testing.T) {
 }
 
 func TestConversationsCanBeRenamedAndDeleted(t *testing.T) {
-	b := newBrowser(t, webtest.Options{})
-	b.withDemo()
+	b := newBrowser(t, webtest.Options{Demo: true})
 	stream, convID := b.ask("What does Nexa AI do?", "")
 	b.stream(stream)
 

@@ -186,8 +186,7 @@ func TestDeleteAsksFirstWithoutJavaScript(t *testing.T) {
 }
 
 func TestDocumentPageShowsPassagesInOrderWithAnchors(t *testing.T) {
-	b := newBrowser(t, webtest.Options{})
-	b.withDemo()
+	b := newBrowser(t, webtest.Options{Demo: true})
 	docs, _ := b.app.Store.Documents(context.Background())
 	var id string
 	for _, d := range docs {

@@ -19,8 +19,7 @@ type neighbourhood struct {
 }
 
 func TestGraphExplorer(t *testing.T) {
-	b := newBrowser(t, webtest.Options{})
-	b.withDemo()
+	b := newBrowser(t, webtest.Options{Demo: true})
 
 	_, doc := b.get("/graph?q=Munich")
 	if !strings.Contains(doc.Find("#entity-results").Text(), "Munich") {

@@ -14,7 +14,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/PuerkitoBio/goquery"
 	"github.com/hopwise/hopwise/handlers/webtest"
@@ -137,16 +136,6 @@ func demoFiles(t testing.TB) []file {
 	return out
 }
 
-// withDemo uploads the demo corpus and waits until it is ingested.
-func (b *browser) withDemo() {
-	b.t.Helper()
-	resp, _ := b.upload(demoFiles(b.t), true)
-	if resp.StatusCode != http.StatusOK {
-		b.t.Fatalf("upload demo: %d", resp.StatusCode)
-	}
-	b.app.WaitDone(b.t, 30*time.Second)
-}
-
 type sseEvent struct{ name, data string }
 
 // readSSE reads events until one named until (included) or the end of the stream.
@@ -155,10 +144,16 @@ func readSSE(t testing.TB, r io.Reader, until string) []sseEvent {
 	var out []sseEvent
 	var ev sseEvent
 	var data []string
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
+	br, ok := r.(*bufio.Reader)
+	if !ok {
+		br = bufio.NewReader(r)
+	}
+	for {
+		line, err := br.ReadString('\n')
+		if err != nil {
+			return out
+		}
+		line = strings.TrimSuffix(line, "\n")
 		switch {
 		case line == "":
 			if ev.name != "" {
@@ -177,7 +172,6 @@ func readSSE(t testing.TB, r io.Reader, until string) []sseEvent {
 			data = append(data, "")
 		}
 	}
-	return out
 }
 
 func fragment(t testing.TB, html string) *goquery.Document {

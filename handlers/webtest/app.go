@@ -25,6 +25,8 @@ type Options struct {
 	TokenDelay time.Duration     // slows the streamed answer, to test stopping it
 	Answers    map[string]string // question substring -> answer markdown the model writes
 	Logger     *slog.Logger
+	// Demo starts from a copy of a store that already holds the demo corpus, ingested once per test binary.
+	Demo bool
 }
 
 // App is a running web app without its HTTP server: Handler serves requests.
@@ -51,7 +53,11 @@ func New(t testing.TB, opt Options) *App {
 		MaxRetries: -1, Timeout: 20 * time.Second, StreamIdleTimeout: 20 * time.Second, MaxConcurrency: 8,
 	}, logger)
 	ctx, cancel := context.WithCancel(context.Background())
-	store, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "hopwise.db"), sqlite.Options{EmbedDim: 64, EmbedModel: "test-embed"}, logger)
+	path := filepath.Join(t.TempDir(), "hopwise.db")
+	if opt.Demo {
+		copyDemo(t, client, path)
+	}
+	store, err := sqlite.Open(ctx, path, storeOptions, logger)
 	if err != nil {
 		cancel()
 		t.Fatalf("open store: %v", err)
@@ -78,6 +84,8 @@ func New(t testing.TB, opt Options) *App {
 	})
 	return a
 }
+
+var storeOptions = sqlite.Options{EmbedDim: 64, EmbedModel: "test-embed"}
 
 // Close ends the open progress streams, as a server shutting down does.
 func (a *App) Close() {
