@@ -249,3 +249,30 @@ func TestConversationsCanBeRenamedAndDeleted(t *testing.T) {
 		t.Errorf("conversations left: %d", len(convs))
 	}
 }
+
+func TestAskWithoutJavaScriptAnswersThenShowsTheConversation(t *testing.T) {
+	b := newBrowser(t, webtest.Options{Demo: true})
+	resp, _ := b.post("/chat/ask", url.Values{"question": {webtest.DelhiQuestion}}, false)
+	loc := resp.Header.Get("Location")
+	if resp.StatusCode != http.StatusSeeOther || !strings.HasPrefix(loc, "/?c=") {
+		t.Fatalf("status %d, location %q", resp.StatusCode, loc)
+	}
+	_, doc := b.get(loc)
+	if !strings.Contains(doc.Find("article.turn .answer").Text(), "600 EUR") || doc.Find("article.turn ol.citations li").Length() != 2 {
+		t.Errorf("conversation page: %s", doc.Find("#turns").Text())
+	}
+}
+
+// Row 22 of RELIABILITY.md: the answers being written at once are capped; past the cap a question is
+// refused before it costs anything.
+func TestAnswersInFlightAreCapped(t *testing.T) {
+	b := newBrowser(t, webtest.Options{Limits: handlers.Limits{MaxRunning: 1}})
+	b.ask("first question", "")
+	resp, doc := b.post("/chat/ask", url.Values{"question": {"second question"}}, true)
+	if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(doc.Text(), "many questions") {
+		t.Errorf("second question: %d %q", resp.StatusCode, doc.Text())
+	}
+	if b.app.Model.ChatCalls() != 0 {
+		t.Error("the model was called before any stream opened")
+	}
+}

@@ -207,3 +207,28 @@ func TestDocumentPageShowsPassagesInOrderWithAnchors(t *testing.T) {
 		t.Error("the distance table is not shown")
 	}
 }
+
+// Shutting down ends the progress streams at once, so the server waits only for answers being written.
+func TestShutdownEndsProgressStreams(t *testing.T) {
+	b := newBrowser(t, webtest.Options{ExtractDelay: 3 * time.Second})
+	b.upload(demoFiles(t)[:1], true)
+	resp, err := b.client.Get(b.srv.URL + "/documents/events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	time.Sleep(100 * time.Millisecond) // the stream is listening
+	start := time.Now()
+	b.app.Close()
+	events := readSSE(t, resp.Body, "idle")
+	if len(events) == 0 || events[len(events)-1].name != "idle" {
+		t.Fatalf("stream did not end with idle: %+v", events)
+	}
+	if time.Since(start) > 2*time.Second {
+		t.Errorf("the stream took %s to end", time.Since(start))
+	}
+	docs, _ := b.app.Store.Documents(context.Background())
+	if docs[0].Status.Finished() {
+		t.Fatal("the document finished before the shutdown; the test proves nothing")
+	}
+}

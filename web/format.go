@@ -11,17 +11,22 @@ import (
 
 func statusText(code int) string { return strconv.Itoa(code) + " " + http.StatusText(code) }
 
-// Bytes is a size people read: 980 B, 12.4 KB, 3.1 MB.
+// Bytes is a size people read, in binary units as file managers show them: 980 B, 12.4 KB, 25 MB.
 func Bytes(n int64) string {
+	const k = 1024
+	trim := func(f float64, unit string) string {
+		s := strconv.FormatFloat(f, 'f', 1, 64)
+		return strings.TrimSuffix(s, ".0") + " " + unit
+	}
 	switch {
-	case n < 1000:
+	case n < k:
 		return fmt.Sprintf("%d B", n)
-	case n < 1000*1000:
-		return fmt.Sprintf("%.1f KB", float64(n)/1000)
-	case n < 1000*1000*1000:
-		return fmt.Sprintf("%.1f MB", float64(n)/1e6)
+	case n < k*k:
+		return trim(float64(n)/k, "KB")
+	case n < k*k*k:
+		return trim(float64(n)/(k*k), "MB")
 	default:
-		return fmt.Sprintf("%.1f GB", float64(n)/1e9)
+		return trim(float64(n)/(k*k*k), "GB")
 	}
 }
 

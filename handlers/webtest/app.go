@@ -21,10 +21,11 @@ import (
 
 // Options adjust the app under test.
 type Options struct {
-	Limits     handlers.Limits
-	TokenDelay time.Duration     // slows the streamed answer, to test stopping it
-	Answers    map[string]string // question substring -> answer markdown the model writes
-	Logger     *slog.Logger
+	Limits       handlers.Limits
+	TokenDelay   time.Duration     // slows the streamed answer, to test stopping it
+	ExtractDelay time.Duration     // slows ingestion, to watch it in progress
+	Answers      map[string]string // question substring -> answer markdown the model writes
+	Logger       *slog.Logger
 	// Demo starts from a copy of a store that already holds the demo corpus, ingested once per test binary.
 	Demo bool
 }
@@ -45,7 +46,7 @@ func New(t testing.TB, opt Options) *App {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	sc := &script{tokenDelay: opt.TokenDelay, answers: opt.Answers}
+	sc := &script{tokenDelay: opt.TokenDelay, extractDelay: opt.ExtractDelay, answers: opt.Answers}
 	model := llmtest.New(t)
 	model.Handle(sc.reply)
 	client := llm.New(llm.Config{

@@ -21,8 +21,9 @@ const DelhiQuestion = "How much can I receive if I am denied boarding on a Lufth
 // the EU261 tiers and asks for the distance, the second finds it; every other question gets a short
 // answer citing the passages that share its words. tokenDelay slows the streamed answer down.
 type script struct {
-	tokenDelay time.Duration
-	answers    map[string]string // question substring -> answer markdown, for tests that need a payload
+	tokenDelay   time.Duration
+	extractDelay time.Duration
+	answers      map[string]string // question substring -> answer markdown, for tests that need a payload
 }
 
 func (s *script) reply(req llmtest.Request) (llmtest.Reply, bool) {
@@ -30,6 +31,7 @@ func (s *script) reply(req llmtest.Request) (llmtest.Reply, bool) {
 		return llmtest.Reply{}, false
 	}
 	if rp, ok := graphragtest.Extraction(req); ok {
+		rp.Delay = s.extractDelay
 		return rp, true
 	}
 	sys := req.System()

@@ -62,6 +62,7 @@
           applyFilter();
           buildFilter();
           cy.layout({ name: "cose", animate: false, padding: 30, nodeRepulsion: function () { return 9000; } }).run();
+          if (cy.zoom() > 1.5) { cy.zoom(1.5); cy.center(); } // a few nodes should not fill the screen
           el.dataset.nodes = String(cy.nodes().length);
           el.dataset.edges = String(cy.edges().length);
           return added;
