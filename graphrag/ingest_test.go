@@ -34,6 +34,12 @@ type testEnv struct {
 // graphragtest.Extraction, and a running Ingester.
 func newEnv(t testing.TB, handlers ...func(llmtest.Request) (llmtest.Reply, bool)) *testEnv {
 	t.Helper()
+	return newEnvWith(t, graphrag.IngestOptions{Workers: 2}, handlers...)
+}
+
+// newEnvWith is newEnv with ingest options.
+func newEnvWith(t testing.TB, opt graphrag.IngestOptions, handlers ...func(llmtest.Request) (llmtest.Reply, bool)) *testEnv {
+	t.Helper()
 	model := llmtest.New(t)
 	for _, h := range handlers {
 		model.Handle(h)
@@ -48,7 +54,7 @@ func newEnv(t testing.TB, handlers ...func(llmtest.Request) (llmtest.Reply, bool
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	in := graphrag.NewIngester(store, client, graphrag.NewLLMExtractor(client), graphrag.IngestOptions{Workers: 2}, logger)
+	in := graphrag.NewIngester(store, client, graphrag.NewLLMExtractor(client), opt, logger)
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Add(1)

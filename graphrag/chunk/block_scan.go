@@ -42,32 +42,18 @@ type section struct {
 
 var markdown = goldmark.New(goldmark.WithExtensions(extension.Table))
 
+// window is how much Markdown goldmark parses at once: its syntax tree takes about fifteen times the
+// text, so a large document is parsed piece by piece and memory stays bounded by the window, not the file.
+var window = 256 << 10
+
 // scanBlocks parses src and cuts it into top-level blocks at the line where
 // each block starts, so every byte of src belongs to exactly one block.
 func scanBlocks(src string) []block {
-	source := []byte(src)
-	doc := markdown.Parser().Parse(text.NewReader(source))
 	var blocks []block
-	last := 0
-	for n := doc.FirstChild(); n != nil; n = n.NextSibling() {
-		start := n.Pos()
-		if start < 0 || start > len(src) {
-			continue
-		}
-		start = lineStart(src, start)
-		if len(blocks) == 0 && start > 0 && strings.TrimSpace(src[:start]) != "" {
-			blocks = append(blocks, block{kind: kindText, start: 0})
-		}
-		if len(blocks) > 0 && start <= last {
-			// No new line: the node stays in the previous block. A table
-			// goldmark carved out of a paragraph makes that block a table.
-			if n.Kind() == east.KindTable {
-				blocks[len(blocks)-1].kind = kindTable
-			}
-			continue
-		}
-		blocks = append(blocks, describe(n, src, source, start))
-		last = start
+	for start := 0; start < len(src); {
+		end := windowEnd(src, start, window)
+		blocks = appendBlocks(blocks, src, start, end)
+		start = end
 	}
 	if len(blocks) == 0 && strings.TrimSpace(src) != "" {
 		blocks = append(blocks, block{kind: kindText})
@@ -82,7 +68,76 @@ func scanBlocks(src string) []block {
 	return blocks
 }
 
-func describe(n ast.Node, src string, source []byte, start int) block {
+// windowEnd is where the window starting at from should end: at the first blank line past from+size that is
+// not inside a fenced code block, or at the end of src.
+func windowEnd(src string, from, size int) int {
+	if len(src)-from <= size {
+		return len(src)
+	}
+	fence := ""
+	for i := from; i < len(src); {
+		j := strings.IndexByte(src[i:], '\n')
+		if j < 0 {
+			return len(src)
+		}
+		line := src[i : i+j]
+		next := i + j + 1
+		trimmed := strings.TrimLeft(line, " ")
+		switch {
+		case fence != "":
+			if strings.HasPrefix(trimmed, fence) {
+				fence = ""
+			}
+		case strings.HasPrefix(trimmed, "```"):
+			fence = "```"
+		case strings.HasPrefix(trimmed, "~~~"):
+			fence = "~~~"
+		case i-from >= size && strings.TrimSpace(line) == "":
+			return next
+		}
+		i = next
+	}
+	return len(src)
+}
+
+// appendBlocks parses src[from:to] and appends its top-level blocks, offsets into the whole src.
+func appendBlocks(blocks []block, src string, from, to int) []block {
+	part := src[from:to]
+	source := []byte(part)
+	doc := markdown.Parser().Parse(text.NewReader(source))
+	last := -1
+	if len(blocks) > 0 {
+		last = blocks[len(blocks)-1].start
+	}
+	first := len(blocks)
+	for n := doc.FirstChild(); n != nil; n = n.NextSibling() {
+		pos := n.Pos()
+		if pos < 0 || pos > len(part) {
+			continue
+		}
+		start := lineStart(src, from+pos)
+		if len(blocks) == first && start > from && strings.TrimSpace(src[from:start]) != "" {
+			blocks = append(blocks, block{kind: kindText, start: from})
+		}
+		if len(blocks) > 0 && start <= last {
+			// No new line: the node stays in the previous block. A table
+			// goldmark carved out of a paragraph makes that block a table.
+			if n.Kind() == east.KindTable {
+				blocks[len(blocks)-1].kind = kindTable
+			}
+			continue
+		}
+		blocks = append(blocks, describe(n, src, source, from, start))
+		last = start
+	}
+	if len(blocks) == first && strings.TrimSpace(part) != "" {
+		blocks = append(blocks, block{kind: kindText, start: from})
+	}
+	return blocks
+}
+
+// describe classifies node n of a window that starts at offset base of src.
+func describe(n ast.Node, src string, source []byte, base, start int) block {
 	b := block{kind: kindText, start: start}
 	switch n.Kind() {
 	case ast.KindParagraph:
@@ -98,7 +153,7 @@ func describe(n ast.Node, src string, source []byte, start int) block {
 	case ast.KindList:
 		b.kind = kindList
 		for item := n.FirstChild(); item != nil; item = item.NextSibling() {
-			if p := item.Pos(); p >= start && p <= len(src) {
+			if p := base + item.Pos(); item.Pos() >= 0 && p >= start && p <= len(src) {
 				if s := lineStart(src, p); len(b.items) == 0 || s > b.items[len(b.items)-1] {
 					b.items = append(b.items, s)
 				}
