@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"math/rand/v2"
 	"os"
@@ -142,5 +143,34 @@ func TestIngestSurvivesKill9(t *testing.T) {
 	}
 	if !strings.Contains(string(out), "done") && !strings.Contains(string(out), "same") {
 		t.Errorf("final ingest printed no per-file result:\n%s", out)
+	}
+	checkSQLiteFile(t, filepath.Join(crashed, "hopwise.db"))
+}
+
+// checkSQLiteFile opens the store file directly: it must pass integrity checks and hold no orphans.
+func checkSQLiteFile(t *testing.T, path string) {
+	t.Helper()
+	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var integrity string
+	if err := db.QueryRow("PRAGMA integrity_check").Scan(&integrity); err != nil || integrity != "ok" {
+		t.Errorf("integrity_check = %q, %v", integrity, err)
+	}
+	orphans := map[string]string{
+		"entities nothing mentions":   `SELECT count(*) FROM entities WHERE key NOT IN (SELECT entity_key FROM mentions)`,
+		"relations no chunk supports": `SELECT count(*) FROM relations WHERE id NOT IN (SELECT relation_id FROM relation_chunks)`,
+		"chunks of no document":       `SELECT count(*) FROM chunks WHERE doc_id NOT IN (SELECT id FROM documents)`,
+		"chunks never embedded":       `SELECT count(*) FROM chunks WHERE embedding IS NULL`,
+	}
+	for what, q := range orphans {
+		var n int
+		if err := db.QueryRow(q).Scan(&n); err != nil {
+			t.Errorf("%s: %v", what, err)
+		} else if n != 0 {
+			t.Errorf("%d %s", n, what)
+		}
 	}
 }
