@@ -5,6 +5,7 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
 	"os"
@@ -16,6 +17,7 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+	"github.com/hopwise/hopwise/graphrag"
 	"github.com/hopwise/hopwise/handlers"
 	"github.com/hopwise/hopwise/handlers/webtest"
 )
@@ -92,10 +94,13 @@ func newSession(t *testing.T, base string) *session {
 		}
 	}()
 	dialogs := chromedp.Events(ctx, page.JavascriptDialogOpening)
-	go func() { // the delete confirmation: a person says yes
-		for _, err := range dialogs {
+	go func() { // a delete confirmation: a person says yes; any other dialog is a script that should not run
+		for ev, err := range dialogs {
 			if err != nil {
 				return
+			}
+			if ev.Type != page.DialogTypeConfirm || !strings.HasPrefix(ev.Message, "Delete") {
+				s.failures = append(s.failures, fmt.Sprintf("unexpected %s dialog: %q", ev.Type, ev.Message))
 			}
 			chromedp.Call(ctx, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: true})
 		}
@@ -121,11 +126,14 @@ func eval[T any](s *session, js string) T {
 }
 
 // waitFor polls a JavaScript condition until it is true.
-func (s *session) waitFor(what, js string, within time.Duration) {
+func (s *session) waitFor(what, js string, within time.Duration, diagnose ...func()) {
 	s.t.Helper()
 	deadline := time.Now().Add(within)
 	for !eval[bool](s, "!!("+js+")") {
 		if time.Now().After(deadline) {
+			for _, d := range diagnose {
+				d()
+			}
 			s.screenshot("timeout-" + strings.ReplaceAll(what, " ", "-"))
 			s.t.Fatalf("waited %s for %s (%s)", within, what, js)
 		}
@@ -174,7 +182,13 @@ func TestBrowserJourney(t *testing.T) {
 	s.do("upload", chromedp.Click(chromedp.CSS("#upload button[type=submit]")))
 	s.waitFor("upload results", fmt.Sprintf("document.querySelectorAll('#upload-result-list li.ok').length === %d", len(files)), 10*time.Second)
 	s.screenshot("02-documents-processing")
-	s.waitFor("every document done", fmt.Sprintf("document.querySelectorAll('#documents tr[data-state=done]').length === %d", len(files)), 60*time.Second)
+	s.waitFor("every document done", fmt.Sprintf("document.querySelectorAll('#documents tr[data-state=done]').length === %d", len(files)), 60*time.Second, func() {
+		docs, err := app.Store.Documents(context.Background())
+		for _, d := range docs {
+			t.Logf("stored: %s %s %d/%d %s", d.Name, d.Status, d.ChunksExtracted, d.Chunks, d.Error)
+		}
+		t.Logf("store: %v; page listens: %v", err, eval[bool](s, "!!document.querySelector('#doc-live[sse-connect]')"))
+	})
 	s.waitFor("the progress stream closed", "!document.querySelector('#doc-live[sse-connect]') || document.querySelectorAll('#documents progress').length === 0", 5*time.Second)
 	s.screenshot("03-documents-done")
 	s.checkPage("documents")
@@ -205,6 +219,8 @@ func TestBrowserJourney(t *testing.T) {
 	s.screenshot("06-chat-answer-citations-trace")
 	s.checkPage("chat")
 
+	addHostileEntity(t, app)
+
 	// 3. The graph behind the answer, then the explorer: search Munich, select Delhi, expand it.
 	graphURL := eval[string](s, "(document.querySelector('article.turn details.trace a[href^=\"/graph?\"]') || {}).href || ''")
 	if graphURL == "" {
@@ -217,6 +233,16 @@ func TestBrowserJourney(t *testing.T) {
 	s.do("open graph", chromedp.Navigate(s.base+"/graph"), chromedp.WaitVisible(chromedp.CSS("#graph-q")))
 	s.do("search Munich", chromedp.SendKeys(chromedp.CSS("#graph-q"), "Munich"), chromedp.Submit(chromedp.CSS("#graph-q")))
 	s.waitFor("Munich drawn", "document.querySelector('#graph-canvas') && +document.querySelector('#graph-canvas').dataset.nodes > 5", 10*time.Second)
+	// Row 20 of RELIABILITY.md: a name made of HTML is drawn and shown as text, and runs nothing.
+	if got := eval[string](s, "hopwiseGraph.getElementById("+jsString(hostileKey)+").data('name') || ''"); got != hostileName {
+		t.Errorf("hostile entity drawn as %q", got)
+	}
+	eval[bool](s, "hopwiseGraph.getElementById("+jsString(hostileKey)+").emit('tap') && true")
+	s.waitFor("hostile entity's details", "document.querySelector('#graph-detail h2') && document.querySelector('#graph-detail h2').innerText === "+jsString(hostileName), 5*time.Second)
+	if n := eval[int](s, "document.querySelectorAll('#graph-detail script, #graph-detail img').length"); n != 0 {
+		t.Errorf("the detail panel holds %d script or image elements", n)
+	}
+	s.checkPage("hostile name")
 	before := eval[int](s, "+document.querySelector('#graph-canvas').dataset.nodes")
 	eval[bool](s, "hopwiseGraph.getElementById('delhi').select().emit('tap') && true")
 	s.waitFor("Delhi's details", "!!document.querySelector('#graph-detail button[data-expand=delhi]')", 5*time.Second)
@@ -242,4 +268,39 @@ func TestBrowserJourney(t *testing.T) {
 	s.do("status", chromedp.EmulateViewport(1280, 900), chromedp.Navigate(s.base+"/status"), chromedp.WaitVisible(chromedp.CSS("#checks")))
 	s.screenshot("11-status")
 	s.checkPage("status")
+}
+
+const hostileName = `<img src=x onerror=alert(1)><script>alert(2)</script>`
+
+var hostileKey = graphrag.NormalizeKey(hostileName)
+
+func jsString(v string) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// addHostileEntity links an entity whose name is HTML to Munich, as a careless extraction could.
+func addHostileEntity(t *testing.T, app *webtest.App) {
+	t.Helper()
+	ctx := context.Background()
+	docs, err := app.Store.Documents(ctx)
+	if err != nil || len(docs) == 0 {
+		t.Fatalf("documents: %v", err)
+	}
+	chunks, err := app.Store.DocumentChunks(ctx, docs[0].ID)
+	if err != nil || len(chunks) == 0 {
+		t.Fatalf("chunks: %v", err)
+	}
+	c := chunks[0]
+	err = app.Store.PutExtraction(ctx, graphrag.Extraction{ChunkID: c.ID,
+		Entities: []graphrag.Entity{
+			{Key: hostileKey, Name: hostileName, Type: "<b>kind</b>", Description: hostileName, Aliases: []string{hostileName}, ChunkIDs: []string{c.ID}, DocIDs: []string{c.DocID}},
+			{Key: "munich", Name: "Munich", Type: "city", Aliases: []string{"Munich"}, ChunkIDs: []string{c.ID}, DocIDs: []string{c.DocID}},
+		},
+		Relations: []graphrag.Relation{{ID: graphrag.RelationID(hostileKey, "NEAR", "munich"), Source: hostileKey, Target: "munich",
+			SourceName: hostileName, TargetName: "Munich", Type: "NEAR", Description: hostileName, ChunkIDs: []string{c.ID}, DocIDs: []string{c.DocID}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }

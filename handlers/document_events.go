@@ -16,13 +16,14 @@ const progressEvery = 200 * time.Millisecond
 
 // documentEvents streams each document's row as it changes ("doc-ID" events; an empty row for a deleted
 // document) and ends with an "idle" event, which closes the page's EventSource, once no document is left
-// being processed, or when the server shuts down.
+// being processed, or when the server shuts down. It starts with every row as it is now: the page may have
+// been rendered, or the stream reconnected, after some progress it would otherwise never hear of.
 func (s *server) documentEvents(c echo.Context) error {
 	ctx := c.Request().Context()
 	progress, unsubscribe := s.Ingester.Subscribe()
 	defer unsubscribe()
 	sse := startSSE(c)
-	busy, err := s.anyUnfinished(ctx)
+	busy, err := s.sendAllRows(ctx, c, sse)
 	if err != nil || !busy {
 		return sse.send("idle", "")
 	}
@@ -90,6 +91,26 @@ func (s *server) sendProgress(ctx context.Context, c echo.Context, sse *sseStrea
 		}
 	}
 	return finished, nil
+}
+
+// sendAllRows sends the row of every document and reports whether any is unfinished.
+func (s *server) sendAllRows(ctx context.Context, c echo.Context, sse *sseStream) (bool, error) {
+	docs, err := s.Store.Documents(ctx)
+	if err != nil {
+		return false, err
+	}
+	busy := false
+	for _, d := range docs {
+		busy = busy || !d.Status.Finished()
+		var buf bytes.Buffer
+		if err := web.DocumentRowView(documentRow(d, nil), csrfToken(c)).Render(ctx, &buf); err != nil {
+			return false, err
+		}
+		if err := sse.send("doc-"+d.ID, buf.String()); err != nil {
+			return false, err
+		}
+	}
+	return busy, nil
 }
 
 func (s *server) anyUnfinished(ctx context.Context) (bool, error) {
