@@ -98,8 +98,7 @@ func (a *app) status(ctx context.Context) handlers.Status {
 		modelWhere += " (local models)"
 	}
 	check("model", modelWhere, a.llm.Ping(ctx))
-	_, embedErr := a.llm.Embed(ctx, []string{"status"})
-	check("embeddings", a.cfg.EmbedModel+" at "+cmp.Or(a.cfg.EmbedBaseURL, a.cfg.LLMBaseURL), embedErr)
+	check("embeddings", a.cfg.EmbedModel+" at "+cmp.Or(a.cfg.EmbedBaseURL, a.cfg.LLMBaseURL), a.llm.PingEmbed(ctx))
 	where := a.cfg.Neo4jURI
 	if where == "" {
 		where = filepath.Join(a.cfg.DataDir, "hopwise.db")
