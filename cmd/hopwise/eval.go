@@ -1,0 +1,181 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/hopwise/hopwise/agent"
+	"github.com/hopwise/hopwise/config"
+	"github.com/hopwise/hopwise/eval"
+	"github.com/hopwise/hopwise/rerank"
+	"github.com/hopwise/hopwise/websearch"
+)
+
+// evalFlags are the eval command's own flags.
+type evalFlags struct {
+	set, pipelines, jsonPath, ingestDir string
+	retrieval                           bool
+	workers                             int
+}
+
+func evalCommand() command {
+	var f evalFlags
+	return command{
+		name: "eval",
+		summary: "answer a question set with each pipeline (naive, advanced, ablations) and print markdown tables of " +
+			"correctness, gold-document recall, graph facts, model calls, rounds, tokens and time; or, with --retrieval, " +
+			"measure retrieval alone (hybrid search with and without the graph) on the multi-hop questions, without the chat model",
+		flags: func(fs *flag.FlagSet) {
+			fs.StringVar(&f.set, "set", "", "question set, one JSON object a line (required)")
+			fs.StringVar(&f.pipelines, "pipelines", "naive,advanced", "comma-separated pipelines: "+strings.Join(eval.PipelineNames(), ", ")+", or all")
+			fs.StringVar(&f.jsonPath, "json", "", "also write every per-question result to this JSON file")
+			fs.StringVar(&f.ingestDir, "ingest", "", "ingest the documents of this folder first (documents already ingested are skipped)")
+			fs.BoolVar(&f.retrieval, "retrieval", false, "retrieval benchmark: recall@1,3,5,10 of the gold documents, hybrid vs hybrid + graph")
+			fs.IntVar(&f.workers, "workers", 1, "questions answered at once (1 keeps timings free of contention)")
+		},
+		exec: func(ctx context.Context, e *env, cfg *config.Config, logger *slog.Logger, args []string) error {
+			if f.set == "" || len(args) > 0 {
+				return errUsage
+			}
+			return runEval(ctx, e, cfg, logger, f)
+		},
+	}
+}
+
+func runEval(ctx context.Context, e *env, cfg *config.Config, logger *slog.Logger, f evalFlags) error {
+	set, err := eval.LoadSet(f.set)
+	if err != nil {
+		return err
+	}
+	if f.ingestDir != "" {
+		// progress goes to stderr so that stdout holds only the tables
+		if err := ingest(ctx, &env{stdin: e.stdin, stdout: e.stderr, stderr: e.stderr}, cfg, logger, []string{f.ingestDir}); err != nil {
+			return fmt.Errorf("ingest %s: %w", f.ingestDir, err)
+		}
+	}
+	a, err := openApp(ctx, cfg, logger)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	st, err := a.store.Stats(ctx)
+	if err != nil {
+		return err
+	}
+	if st.Chunks == 0 {
+		return errors.New("the store holds no documents: ingest the corpus first (--ingest DIR, or hopwise ingest DIR)")
+	}
+	fmt.Fprintf(e.stdout, "Question set %s (%d questions); model %s; store %s (%d documents, %d chunks, %d entities, %d relations); %s\n\n",
+		f.set, len(set), cfg.LLMModel, a.store.Kind(), st.Documents, st.Chunks, st.Entities, st.Relations, time.Now().Format("2006-01-02 15:04"))
+	if f.retrieval {
+		return evalRetrieval(ctx, e, a, set, f.jsonPath)
+	}
+	return evalAnswers(ctx, e, a, set, f)
+}
+
+func evalRetrieval(ctx context.Context, e *env, a *app, set []eval.Question, jsonPath string) error {
+	var multiHop []eval.Question
+	for _, q := range set {
+		if q.Category == eval.MultiHop {
+			multiHop = append(multiHop, q)
+		}
+	}
+	results, err := eval.RetrievalRecall(ctx, a.retriever, multiHop, []int{1, 3, 5, 10})
+	if err != nil {
+		return err
+	}
+	if err := eval.WriteRetrievalTable(e.stdout, results); err != nil {
+		return err
+	}
+	return writeJSON(jsonPath, map[string]any{"retrieval": results})
+}
+
+func evalAnswers(ctx context.Context, e *env, a *app, set []eval.Question, f evalFlags) error {
+	web, err := websearch.New(a.cfg.WebSearch, a.cfg.WebSearchURL, a.cfg.WebSearchAPIKey, nil)
+	if err != nil {
+		return err
+	}
+	var rr rerank.Reranker
+	if a.cfg.RerankURL != "" {
+		rr = rerank.New(a.cfg.RerankURL, a.cfg.RerankModel, a.cfg.RerankAPIKey)
+	}
+	base := agent.DefaultTechniques()
+	base.HyDE = a.cfg.HyDE
+	pipelines, err := eval.ParsePipelines(f.pipelines, base)
+	if err != nil {
+		return err
+	}
+	agentFor := func(t agent.Techniques) *agent.Agent { return evalAgent(a, web, rr, t) }
+	bar := eval.NewBar(e.stderr, isTerminal(e.stderr))
+	runner := &eval.Runner{Agent: agentFor, Retriever: a.retriever, Workers: f.workers, Progress: bar.Update}
+	outcomes, runErr := runner.Run(ctx, set, pipelines)
+	if len(outcomes) > 0 {
+		if err := eval.WriteTables(e.stdout, outcomes); err != nil {
+			return err
+		}
+		for _, note := range sameAsAdvanced(pipelines, base, agentFor) {
+			fmt.Fprintln(e.stdout, note)
+		}
+		if err := writeJSON(f.jsonPath, map[string]any{"set": f.set, "outcomes": outcomes}); err != nil {
+			return err
+		}
+	}
+	return runErr
+}
+
+// sameAsAdvanced notes the ablations that change nothing here because their technique is off anyway
+// (HyDE unless configured, web fallback without a provider, rerank without a reranker).
+func sameAsAdvanced(pipelines []eval.Pipeline, base agent.Techniques, agentFor func(agent.Techniques) *agent.Agent) []string {
+	advanced := agentFor(base).Config().Techniques
+	var notes []string
+	for _, p := range pipelines {
+		if p.Naive || p.Name == eval.Advanced {
+			continue
+		}
+		if agentFor(p.Techniques).Config().Techniques == advanced {
+			notes = append(notes, fmt.Sprintf("Note: %s runs the same techniques as advanced here: that technique is off in this configuration.", p.Name))
+		}
+	}
+	return notes
+}
+
+// evalAgent builds the agent as newAgent does, with the techniques of one pipeline.
+func evalAgent(a *app, web websearch.Searcher, rr rerank.Reranker, t agent.Techniques) *agent.Agent {
+	revisions := a.cfg.MaxRevisions
+	if revisions == 0 {
+		revisions = -1 // agent.Config reads 0 as "default"; the configuration's 0 means none
+	}
+	return agent.New(a.llm, a.retriever, web, rr, agent.Config{
+		MaxLoops: a.cfg.MaxLoops, MaxRevisions: revisions, MaxLLMCalls: a.cfg.MaxLLMCalls,
+		MaxTokens: a.cfg.MaxTokens, MaxRunTime: a.cfg.MaxRunTime, Techniques: t,
+	}, a.logger)
+}
+
+func writeJSON(path string, v any) error {
+	if path == "" {
+		return nil
+	}
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(b, '\n'), 0o644)
+}
+
+// isTerminal reports whether w is a terminal (a progress bar redrawn in place) rather than a file or pipe.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
