@@ -17,7 +17,6 @@ import argparse
 import hashlib
 import importlib.util
 import json
-import os
 import sys
 from pathlib import Path
 
@@ -87,7 +86,10 @@ def main() -> int:
     ap.add_argument("--chat-port", type=int, default=8081)
     ap.add_argument("--embed-port", type=int, default=8082)
     ap.add_argument("--with-gemma", action="store_true", help="also serve Gemma 3 270M (requirements-gemma.txt)")
-    ap.add_argument("--threads", type=int, default=max(1, min(os.cpu_count() or 2, 4)))
+    # One thread per server by default: llama.cpp's worker threads spin-wait on
+    # each other, and on a busy 2-core machine 2 threads generated 1-4 tok/s
+    # where 1 thread did 40-70 tok/s (see README.md).
+    ap.add_argument("--threads", type=int, default=1)
     a = ap.parse_args()
 
     out_dir = a.models_dir

