@@ -83,21 +83,26 @@ else
   log="$mdir/llama-build.log"
   say "2/4 compiling llama-cpp-python $llama_version with $jobs jobs (takes ~10 min on 2 cores; log: $log)"
   tmp_wheels="$(mktemp -d "$wheel_cache/tmp.XXXXXX")"
-  (
-    export CMAKE_ARGS="$cmake_args" CMAKE_BUILD_PARALLEL_LEVEL="$jobs" MAKEFLAGS="-j$jobs"
-    exec "$venv/bin/python" -m pip wheel --no-deps --no-binary llama-cpp-python \
-      --no-cache-dir -w "$tmp_wheels" "llama-cpp-python==$llama_version"
-  ) >"$log" 2>&1 &
+  # In its own process group, so an interrupted install also stops the compilers.
+  CMAKE_ARGS="$cmake_args" CMAKE_BUILD_PARALLEL_LEVEL="$jobs" MAKEFLAGS="-j$jobs" \
+    setsid "$venv/bin/python" -m pip wheel --no-deps --no-binary llama-cpp-python \
+    --no-cache-dir -w "$tmp_wheels" "llama-cpp-python==$llama_version" >"$log" 2>&1 </dev/null &
   build_pid=$!
+  trap 'kill -TERM -- "-$build_pid" 2>/dev/null; rm -rf "$tmp_wheels"; exit 130' INT TERM
+  waited=0
   while kill -0 "$build_pid" 2>/dev/null; do
-    sleep 30
-    kill -0 "$build_pid" 2>/dev/null && say "    still compiling llama.cpp ..."
+    sleep 1
+    waited=$((waited + 1))
+    if [ $((waited % 30)) -eq 0 ] && kill -0 "$build_pid" 2>/dev/null; then
+      say "    still compiling llama.cpp ..."
+    fi
   done
   if ! wait "$build_pid"; then
     tail -n 40 "$log" >&2
     rm -rf "$tmp_wheels"
     die "compiling llama-cpp-python failed; full log in $log"
   fi
+  trap - INT TERM
   mv "$tmp_wheels"/llama_cpp_python-*.whl "$wheel_dir"/
   rm -rf "$tmp_wheels"
   say "    compiled $(basename "$(ls "$wheel_dir"/llama_cpp_python-*.whl)")"
