@@ -1,0 +1,92 @@
+package storebench
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"runtime"
+	"testing"
+
+	"github.com/hopwise/hopwise/eval"
+	"github.com/hopwise/hopwise/graphrag"
+	"github.com/hopwise/hopwise/graphrag/sqlite"
+)
+
+// BenchmarkHybridSearch is one question through hybrid search as the agent runs it: the query embedded
+// (hashing, no model), BM25 and exact vector search, fused by reciprocal rank, top 10.
+func BenchmarkHybridSearch(b *testing.B) {
+	forEachStore(b, func(b *testing.B, st graphrag.Store, c corpus) {
+		r := graphrag.NewRetriever(st, embedder{})
+		qs := c.queries()
+		found := 0
+		b.ResetTimer()
+		for i := 0; b.Loop(); i++ {
+			res, err := r.Search(b.Context(), []graphrag.Query{{Text: qs[i%len(qs)]}}, 10)
+			if err != nil {
+				b.Fatal(err)
+			}
+			found += len(res)
+		}
+		if found == 0 {
+			b.Fatal("no query found anything")
+		}
+	})
+}
+
+// BenchmarkGraphFacts is one question through graph retrieval as the agent runs it: the entities it
+// names linked, their 2-hop neighbourhood read, facts ranked, 16 kept with 2 source chunks each.
+func BenchmarkGraphFacts(b *testing.B) {
+	forEachStore(b, func(b *testing.B, st graphrag.Store, c corpus) {
+		r := graphrag.NewRetriever(st, embedder{})
+		qs := c.queries()
+		facts := 0
+		b.ResetTimer()
+		for i := 0; b.Loop(); i++ {
+			fs, _, err := r.Facts(b.Context(), []string{qs[i%len(qs)]}, eval.GraphFactOptions)
+			if err != nil {
+				b.Fatal(err)
+			}
+			facts += len(fs)
+		}
+		if facts == 0 {
+			b.Fatal("no query found a fact")
+		}
+		b.ReportMetric(float64(facts)/float64(b.N), "facts/op")
+	})
+}
+
+// BenchmarkSQLiteOpenHeap measures the Go heap an open embedded store holds (its in-memory vector copy and
+// caches), reported per 100k chunks, after a GC, against the heap before opening.
+func BenchmarkSQLiteOpenHeap(b *testing.B) {
+	for _, n := range sizes(b, "sqlite") {
+		b.Run(fmt.Sprintf("chunks=%d", n), func(b *testing.B) {
+			path := sqlitePath(b, n)
+			var perChunks float64
+			for b.Loop() {
+				before := heapInUse()
+				st, err := sqlite.Open(context.Background(), path, sqlite.Options{EmbedDim: dim, EmbedModel: "storebench"}, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				after := heapInUse()
+				if _, err := st.Stats(context.Background()); err != nil {
+					b.Fatal(err)
+				}
+				st.Close()
+				perChunks = float64(after-before) / float64(n) * 100_000
+			}
+			b.ReportMetric(perChunks/(1<<20), "MB-heap/100k-chunks")
+			if fi, err := os.Stat(path); err == nil {
+				b.ReportMetric(float64(fi.Size())/float64(n)*100_000/(1<<20), "MB-file/100k-chunks")
+			}
+		})
+	}
+}
+
+func heapInUse() uint64 {
+	runtime.GC()
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapInuse
+}
