@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/hopwise/hopwise/urlfetch"
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 )
@@ -40,6 +41,9 @@ type Deps struct {
 	Ingester Ingester
 	Chat     Asker
 	Limits   Limits
+	// URLFetch bounds the pages added by address. Zero fields take urlfetch's defaults, except MaxBytes,
+	// which is at most MaxUploadBytes; Allow stays empty outside tests.
+	URLFetch urlfetch.Options
 	// Closing is closed when the server starts shutting down: progress streams end at once so that
 	// shutdown waits only for answers being written.
 	Closing <-chan struct{}
@@ -57,6 +61,7 @@ func New(d Deps) *echo.Echo {
 	if d.Logger == nil {
 		d.Logger = slog.New(slog.DiscardHandler)
 	}
+	d.URLFetch.MaxBytes = cmp.Or(d.URLFetch.MaxBytes, min(urlfetch.DefaultMaxBytes, d.Limits.MaxUploadBytes))
 	if d.Closing == nil {
 		d.Closing = make(chan struct{})
 	}
@@ -94,6 +99,7 @@ func (s *server) routes(e *echo.Echo) {
 
 	e.GET("/documents", s.documentsPage)
 	e.POST("/documents", s.documentsUpload, uploadLimit)
+	e.POST("/documents/url", s.documentsAddURL, uploadLimit)
 	e.GET("/documents/events", s.documentEvents)
 	e.GET("/documents/:id", s.documentPage)
 	e.POST("/documents/:id/delete", s.documentDelete)
@@ -107,6 +113,7 @@ func (s *server) routes(e *echo.Echo) {
 	e.GET("/api/status", statusJSON(s.Status))
 	e.GET("/api/documents", s.apiDocuments)
 	e.POST("/api/documents", s.apiUpload, uploadLimit)
+	e.POST("/api/documents/url", s.apiAddURL, uploadLimit)
 	e.GET("/api/documents/:id", s.apiDocument)
 	e.DELETE("/api/documents/:id", s.apiDocumentDelete)
 	e.GET("/api/graph/entities", s.apiEntities)

@@ -17,6 +17,7 @@ import (
 	"github.com/hopwise/hopwise/handlers"
 	"github.com/hopwise/hopwise/llm"
 	"github.com/hopwise/hopwise/llm/llmtest"
+	"github.com/hopwise/hopwise/urlfetch"
 )
 
 // Options adjust the app under test.
@@ -26,6 +27,7 @@ type Options struct {
 	ExtractDelay time.Duration     // slows ingestion, to watch it in progress
 	Answers      map[string]string // question substring -> answer markdown the model writes
 	Logger       *slog.Logger
+	URLFetch     urlfetch.Options // Allow lets pages be added from a test server on 127.0.0.1
 	// Demo starts from a copy of a store that already holds the demo corpus, ingested once per test binary.
 	Demo bool
 }
@@ -76,6 +78,7 @@ func New(t testing.TB, opt Options) *App {
 	a.Handler = handlers.New(handlers.Deps{
 		Logger: logger, Status: func(context.Context) handlers.Status { return status() },
 		Store: store, Ingester: ingester, Chat: agent.NewChat(ag, store), Limits: opt.Limits, Closing: a.closing,
+		URLFetch: opt.URLFetch,
 	})
 	t.Cleanup(func() {
 		a.Close()
