@@ -84,6 +84,10 @@ func Fetch(ctx context.Context, rawURL string, opt Options) (Page, error) {
 	req.Header.Set("User-Agent", "Hopwise/1 (+https://github.com/hopwise/hopwise)")
 	resp, err := client.Do(req)
 	if err != nil {
+		var ue *url.Error // it repeats the method and address that wrap adds
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
 		return Page{}, wrap(shown, transportError(ctx, tctx, err))
 	}
 	defer resp.Body.Close()
