@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io/fs"
@@ -8,17 +9,19 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"github.com/hopwise/hopwise/config"
 	"github.com/hopwise/hopwise/graphrag"
 	"github.com/hopwise/hopwise/graphrag/parse"
+	"github.com/hopwise/hopwise/urlfetch"
 )
 
 func ingestCommand() command {
 	return command{
 		name:    "ingest",
-		summary: "ingest files or folders (.txt .md .html .pdf .docx) and wait until they are done",
-		args:    "PATH...",
+		summary: "ingest files, folders (.txt .md .html .pdf .docx) or public web pages (http/https URLs) and wait until they are done",
+		args:    "PATH|URL...",
 		exec:    ingest,
 	}
 }
@@ -49,7 +52,7 @@ func ingest(ctx context.Context, e *env, cfg *config.Config, logger *slog.Logger
 	waiting := map[string]string{} // doc ID -> path
 	failed := 0
 	for _, f := range files {
-		doc, dup, err := submitFile(ctx, a.ingester, f)
+		doc, dup, err := submitSource(ctx, a.ingester, f, min(urlfetch.DefaultMaxBytes, cfg.MaxUploadBytes))
 		switch {
 		case err != nil:
 			failed++
@@ -96,10 +99,25 @@ func ingest(ctx context.Context, e *env, cfg *config.Config, logger *slog.Logger
 	stop()
 	<-done
 	if failed > 0 {
-		return fmt.Errorf("%d of %d file(s) failed; the others were ingested", failed, len(files))
+		return fmt.Errorf("%d of %d file(s) or page(s) failed; the others were ingested", failed, len(files))
 	}
 	return nil
 }
+
+// submitSource submits a file, or a web page fetched through urlfetch's guard against private addresses.
+func submitSource(ctx context.Context, in *graphrag.Ingester, source string, maxPage int64) (graphrag.Document, bool, error) {
+	if !isURL(source) {
+		return submitFile(ctx, in, source)
+	}
+	page, err := urlfetch.Fetch(ctx, source, urlfetch.Options{MaxBytes: maxPage})
+	if err != nil {
+		return graphrag.Document{}, false, err
+	}
+	return in.Submit(ctx, page.Name, bytes.NewReader(page.Body))
+}
+
+// isURL tells an address (any scheme: urlfetch refuses all but http and https) from a path.
+func isURL(arg string) bool { return strings.Contains(arg, "://") }
 
 func submitFile(ctx context.Context, in *graphrag.Ingester, path string) (graphrag.Document, bool, error) {
 	f, err := os.Open(path)
@@ -111,9 +129,15 @@ func submitFile(ctx context.Context, in *graphrag.Ingester, path string) (graphr
 }
 
 // collectFiles expands folders into the supported files below them, sorted; named files are kept whatever
-// their extension so that an unsupported one gets its own clear error.
+// their extension so that an unsupported one gets its own clear error. Web addresses follow the files, in
+// the order given.
 func collectFiles(args []string) (files, skipped []string, err error) {
+	var urls []string
 	for _, a := range args {
+		if isURL(a) {
+			urls = append(urls, a)
+			continue
+		}
 		info, err := os.Stat(a)
 		if err != nil {
 			return nil, nil, err
@@ -138,5 +162,5 @@ func collectFiles(args []string) (files, skipped []string, err error) {
 		}
 	}
 	sort.Strings(files)
-	return files, skipped, nil
+	return append(files, urls...), skipped, nil
 }
