@@ -27,7 +27,7 @@ type command struct {
 }
 
 func commands() []command {
-	return []command{serveCommand(), askCommand(), ingestCommand(), docsCommand(), deleteCommand(), searchCommand(), statusCommand(), evalCommand()}
+	return []command{serveCommand(), askCommand(), ingestCommand(), docsCommand(), deleteCommand(), searchCommand(), statusCommand(), evalCommand(), healthCommand()}
 }
 
 // errUsage marks an error in how a command was called: exit status 2.
