@@ -182,9 +182,9 @@ func (r *run) gradePrompt(b []source) string {
 	var s strings.Builder
 	s.WriteString("Question: " + r.st.question + "\n")
 	writeList(&s, "Queries asked so far", r.st.subQueries())
-	if r.st.hypothesis != "" {
-		s.WriteString("Hypothesis so far: " + oneLine(r.st.hypothesis) + "\n")
-	}
+	var notes strings.Builder
+	writeNote(&notes, "Hypothesis so far", r.st.hypothesis)
+	writeNotes(&s, notes.String())
 	s.WriteString("\nDocuments:\n")
 	for i, src := range b {
 		writeData(&s, i+1, src.origin(), src.text())

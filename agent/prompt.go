@@ -41,7 +41,7 @@ func request(purpose, system, user string) llm.Request {
 
 // fenceTag matches the tags that delimit quoted material, so quoted text cannot close its fence early
 // or open one of its own.
-var fenceTag = regexp.MustCompile(`(?i)<\s*/?\s*(data|answer|conversation)\b[^>]*>`)
+var fenceTag = regexp.MustCompile(`(?i)<\s*/?\s*(data|answer|notes|conversation)\b[^>]*>`)
 
 // quote makes text safe to put between fences: fence tags inside it are defused.
 func quote(text string) string {
@@ -68,13 +68,30 @@ func writeSources(b *strings.Builder, srcs []source) {
 	}
 }
 
+// writeList writes a titled "- " list; items are model output, so fence tags in them are defused.
 func writeList(b *strings.Builder, title string, items []string) {
 	if len(items) == 0 {
 		return
 	}
 	b.WriteString(title + ":\n")
 	for _, it := range items {
-		b.WriteString("- " + oneLine(it) + "\n")
+		b.WriteString("- " + oneLine(quote(it)) + "\n")
+	}
+}
+
+// writeNote writes one titled line of notes, nothing when text is empty.
+func writeNote(b *strings.Builder, title, text string) {
+	if text = oneLine(quote(text)); text != "" {
+		b.WriteString(title + ": " + text + "\n")
+	}
+}
+
+// writeNotes fences what models wrote about quoted material (a hypothesis, an audit's findings): it may
+// repeat that material, instructions hidden in it included, so it is quoted as data too. Empty notes
+// write nothing.
+func writeNotes(b *strings.Builder, notes string) {
+	if notes != "" {
+		b.WriteString("<notes>\n" + notes + "</notes>\n")
 	}
 }
 

@@ -16,10 +16,10 @@ func (r *run) revise(ctx context.Context) error {
 	b.WriteString("Question: " + r.st.question + "\n\n")
 	writeSources(&b, r.st.sources)
 	b.WriteString("\nDraft answer:\n<answer>\n" + quote(r.st.answer) + "\n</answer>\n")
-	writeList(&b, "Unsupported claims", r.st.unsupported)
-	if r.st.critique != "" {
-		b.WriteString("Critique: " + oneLine(r.st.critique) + "\n")
-	}
+	var notes strings.Builder
+	writeList(&notes, "Unsupported claims", r.st.unsupported)
+	writeNote(&notes, "Critique", r.st.critique)
+	writeNotes(&b, notes.String())
 	text, err := r.stream(ctx, request("revise", promptRevise, b.String()))
 	if err != nil {
 		return fmt.Errorf("agent: revise: %w", err)

@@ -48,16 +48,12 @@ func (r *run) transformPrompt() string {
 	var b strings.Builder
 	b.WriteString("Question: " + r.st.question + "\n")
 	writeList(&b, "Queries already asked", r.st.queries)
-	if r.st.hypothesis != "" {
-		b.WriteString("Hypothesis: " + oneLine(r.st.hypothesis) + "\n")
-	}
-	if r.st.missing != "" {
-		b.WriteString("Missing: " + oneLine(r.st.missing) + "\n")
-	}
-	if r.st.critique != "" {
-		b.WriteString("Critique of the last answer: " + oneLine(r.st.critique) + "\n")
-	}
-	writeList(&b, "Unsupported claims in the last answer", r.st.unsupported)
+	var notes strings.Builder
+	writeNote(&notes, "Hypothesis", r.st.hypothesis)
+	writeNote(&notes, "Missing", r.st.missing)
+	writeNote(&notes, "Critique of the last answer", r.st.critique)
+	writeList(&notes, "Unsupported claims in the last answer", r.st.unsupported)
+	writeNotes(&b, notes.String())
 	kept := r.st.kept[max(0, len(r.st.kept)-foundShown):]
 	if len(kept) == 0 {
 		b.WriteString("\nFound so far: nothing useful.\n")
