@@ -79,8 +79,9 @@ func (g extractedGraph) Validate() error {
 func (x *LLMExtractor) Extract(ctx context.Context, c Chunk) (Extraction, error) {
 	user := strings.NewReplacer("{{title}}", c.DocTitle, "{{text}}", c.Text).Replace(extractUser)
 	g, err := llm.Structured[extractedGraph](ctx, x.client, llm.Request{
-		Purpose:  "extract",
-		Messages: []llm.Message{{Role: "system", Content: extractSystem}, {Role: "user", Content: user}},
+		Purpose:   "extract",
+		Messages:  []llm.Message{{Role: "system", Content: extractSystem}, {Role: "user", Content: user}},
+		MaxTokens: 1500, // a chunk's graph fits; a model stuck repeating entities is cut off
 	})
 	if err != nil {
 		return Extraction{}, err

@@ -16,7 +16,7 @@ import (
 type Message struct{ Role, Content string }
 
 // Request is one chat call. Purpose labels it in errors, logs and accounting
-// (e.g. "grade", "generate"); MaxTokens 0 leaves the server's default;
+// (e.g. "grade", "generate"); MaxTokens 0 means Config.MaxOutputTokens (reasoning models: the server's default);
 // Temperature nil takes the client default.
 type Request struct {
 	Purpose     string
@@ -98,9 +98,7 @@ func (c *Client) chatRequest(req Request, temp float32, f format) (openai.ChatCo
 		oreq.MaxCompletionTokens = req.MaxTokens
 	default:
 		// max_tokens rather than max_completion_tokens: local servers know it.
-		if req.MaxTokens > 0 {
-			patch["max_tokens"] = json.RawMessage(strconv.Itoa(req.MaxTokens))
-		}
+		patch["max_tokens"] = json.RawMessage(strconv.Itoa(cmp.Or(req.MaxTokens, c.cfg.MaxOutputTokens)))
 		patch["temperature"] = json.RawMessage(strconv.FormatFloat(float64(temp), 'g', -1, 32))
 	}
 	return oreq, patch

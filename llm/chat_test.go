@@ -42,8 +42,8 @@ func TestChatRequestBody(t *testing.T) {
 	}{
 		{"config temperature and max tokens", "test-model", llm.Request{MaxTokens: 100},
 			map[string]any{"max_tokens": 100.0, "temperature": 0.3, "max_completion_tokens": nil, "response_format": nil}},
-		{"request temperature, no max tokens", "test-model", llm.Request{Temperature: &tenth},
-			map[string]any{"max_tokens": nil, "temperature": 0.1}},
+		{"request temperature, no max tokens: the client's cap", "test-model", llm.Request{Temperature: &tenth},
+			map[string]any{"max_tokens": 2048.0, "temperature": 0.1}},
 		{"reasoning model", "o3-mini", llm.Request{MaxTokens: 100},
 			map[string]any{"max_completion_tokens": 100.0, "max_tokens": nil, "temperature": nil}},
 	}

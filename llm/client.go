@@ -45,6 +45,9 @@ type Config struct {
 	MaxConcurrency int // calls in flight at once across chat, streams and embeddings, default 4
 	MaxRetries     int // retries after the first attempt, default 4; negative means none
 	EmbedBatch     int // texts per embeddings request, default 64
+	// MaxOutputTokens caps the answer of a call whose Request sets no MaxTokens, default 2048. Local servers
+	// otherwise generate up to their whole context, and keep generating after the client has given up.
+	MaxOutputTokens int
 
 	// Temperature is used by Chat and Stream when a Request does not set one;
 	// Structured uses 0 unless the Request sets one.
@@ -81,6 +84,7 @@ func (c Config) withDefaults() Config {
 	}
 	c.MaxRetries = max(c.MaxRetries, 0)
 	c.EmbedBatch = cmp.Or(max(c.EmbedBatch, 0), 64)
+	c.MaxOutputTokens = cmp.Or(max(c.MaxOutputTokens, 0), 2048)
 	c.BackoffBase = cmp.Or(c.BackoffBase, 500*time.Millisecond)
 	c.BackoffMax = cmp.Or(c.BackoffMax, 20*time.Second)
 	return c
