@@ -36,6 +36,7 @@ type Config struct {
 	StreamIdleTimeout time.Duration
 	LLMConcurrency    int
 	LLMRetries        int
+	LLMMaxOutput      int
 
 	WebSearch       string // off, searxng, tavily
 	WebSearchURL    string
@@ -163,6 +164,7 @@ func (c *Config) settings(lookup func(string) (string, bool)) []setting {
 		duration(&c.StreamIdleTimeout, "llm-stream-idle-timeout", "abort a stream silent for this long", 30*time.Second, "LLM_STREAM_IDLE_TIMEOUT"),
 		integer(&c.LLMConcurrency, "llm-concurrency", "model calls in flight at once, process-wide", 4, "LLM_CONCURRENCY"),
 		integer(&c.LLMRetries, "llm-retries", "retries of a failed model call (429, 5xx, timeouts)", 4, "LLM_RETRIES"),
+		integer(&c.LLMMaxOutput, "llm-max-output-tokens", "longest answer of one model call", 2048, "LLM_MAX_OUTPUT_TOKENS"),
 
 		str(&c.WebSearch, "web-search", "web search fallback: off, searxng, tavily", "off", "WEB_SEARCH"),
 		str(&c.WebSearchURL, "web-search-url", "web search endpoint", "", "WEB_SEARCH_URL"),

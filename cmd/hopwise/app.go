@@ -32,7 +32,7 @@ func openApp(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*app
 		BaseURL: cfg.LLMBaseURL, APIKey: cfg.LLMAPIKey, Model: cfg.LLMModel,
 		EmbedBaseURL: cfg.EmbedBaseURL, EmbedAPIKey: cfg.EmbedAPIKey, EmbedModel: cfg.EmbedModel,
 		StructuredMode: cfg.StructuredMode, Timeout: cfg.LLMTimeout, StreamIdleTimeout: cfg.StreamIdleTimeout,
-		MaxConcurrency: cfg.LLMConcurrency, MaxRetries: cfg.LLMRetries,
+		MaxConcurrency: cfg.LLMConcurrency, MaxRetries: cfg.LLMRetries, MaxOutputTokens: cfg.LLMMaxOutput,
 	}, logger)
 	dim, err := embedDim(ctx, cfg, client)
 	if err != nil {
