@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Start the local OpenAI-compatible model servers on 127.0.0.1 (or reuse running
-# ones), wait until they answer, and print the env lines for Hopwise on stdout.
+# ones), wait until they answer (up to LOCAL_LLM_WAIT=120 s), and print the env lines for Hopwise on stdout.
 # Progress goes to stderr. Run deploy/models/install.sh first.
 #
 #   chat        LOCAL_LLM_PORT   (default 8081)  $DATA_DIR/models/server.json
@@ -23,7 +23,8 @@ embed_port="${LOCAL_EMBED_PORT:-8082}"
 wait_s="${LOCAL_LLM_WAIT:-120}"
 
 say() { printf '[models] %s\n' "$*" >&2; }
-started=()
+started=()  # servers this run started
+reused=()   # servers found already answering
 # On failure, stop the servers this run started, so no half set is left behind.
 die() {
   printf '[models] error: %s\n' "$*" >&2
@@ -42,16 +43,28 @@ done
 
 export HF_HUB_OFFLINE=1
 
-# Prints the model ids served at PORT, one a line; fails if /v1/models does not answer.
-served_models() {
-  "$venv/bin/python" - "$1" <<'EOF'
+# probe PORT ALIAS, exit status: 0 the server at PORT answers /v1/models and serves
+# ALIAS; 2 it answers without ALIAS; 3 a llama-cpp-python server is up but busy (its
+# /v1/models waits for the model lock while a request is generating, so the
+# lock-free /openapi.json tells that it is up); 1 nothing usable answers.
+probe() {
+  "$venv/bin/python" - "$1" "$2" <<'EOF'
 import json, sys, urllib.request
+port, alias = sys.argv[1], sys.argv[2]
+opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # loopback: never via a proxy
+base = f"http://127.0.0.1:{port}"
+def get(path, timeout):
+    with opener.open(base + path, timeout=timeout) as r:
+        return json.load(r)
 try:
-    with urllib.request.urlopen(f"http://127.0.0.1:{sys.argv[1]}/v1/models", timeout=3) as r:
-        for m in json.load(r).get("data", []):
-            print(m.get("id", ""))
+    llama = "llama.cpp" in get("/openapi.json", 3).get("info", {}).get("title", "")
 except Exception:
-    sys.exit(1)
+    llama = False
+try:
+    ids = [m.get("id") for m in get("/v1/models", 5 if llama else 3).get("data", [])]
+except Exception:
+    sys.exit(3 if llama else 1)
+sys.exit(0 if alias in ids else 2)
 EOF
 }
 
@@ -69,15 +82,15 @@ pid_alive() {
 
 # start NAME PORT CONFIG: reuse a server already answering with our model, or start one.
 start() {
-  local name=$1 port=$2 config=$3 alias models
+  local name=$1 port=$2 config=$3 alias
   alias="$(config_alias "$config")"
-  if models="$(served_models "$port")"; then
-    if grep -qxF "$alias" <<<"$models"; then
-      say "$name server already running on 127.0.0.1:$port (reusing)"
-      return 0
-    fi
-    die "port $port answers /v1/models but does not serve $alias; set LOCAL_LLM_PORT/LOCAL_EMBED_PORT"
-  fi
+  local rc=0
+  probe "$port" "$alias" || rc=$?
+  case $rc in
+    0) say "$name server already running on 127.0.0.1:$port (reusing)"; reused+=("$name"); return 0 ;;
+    2) die "port $port answers /v1/models but does not serve $alias; set LOCAL_LLM_PORT/LOCAL_EMBED_PORT" ;;
+    3) say "$name server already running on 127.0.0.1:$port, busy with a request (reusing)"; reused+=("$name"); return 0 ;;
+  esac
   if pid_alive "$mdir/$name.pid"; then
     local old_port
     old_port="$(cat "$mdir/$name.port" 2>/dev/null || true)"
@@ -95,10 +108,17 @@ start() {
   started+=("$name")
 }
 
-# wait_ready NAME PORT: until /v1/models answers, the process dies, or the time is up.
+# wait_ready NAME PORT CONFIG: until the server answers (probe 0, or 3: up but busy),
+# the process dies, or the time is up.
 wait_ready() {
-  local name=$1 port=$2 t0=$SECONDS
-  while ! served_models "$port" >/dev/null; do
+  local name=$1 port=$2 alias rc t0=$SECONDS
+  [[ " ${reused[*]} " == *" $name "* ]] && return 0
+  alias="$(config_alias "$3")"
+  while :; do
+    rc=0
+    probe "$port" "$alias" || rc=$?
+    if [ "$rc" = 0 ] || [ "$rc" = 3 ]; then break; fi
+    [ "$rc" = 2 ] && die "port $port answers /v1/models but does not serve $alias"
     if [ -f "$mdir/$name.pid" ] && ! pid_alive "$mdir/$name.pid"; then
       tail -n 30 "$mdir/$name.log" >&2 || true
       rm -f "$mdir/$name.pid"
@@ -112,8 +132,8 @@ wait_ready() {
 
 start chat "$chat_port" "$mdir/server.json"
 start embed "$embed_port" "$mdir/server-embed.json"
-wait_ready chat "$chat_port"
-wait_ready embed "$embed_port"
+wait_ready chat "$chat_port" "$mdir/server.json"
+wait_ready embed "$embed_port" "$mdir/server-embed.json"
 
 # The env file follows the ports actually served.
 dim="$(sed -n 's/^EMBED_DIM=//p' "$mdir/env")"
