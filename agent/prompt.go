@@ -32,8 +32,15 @@ var (
 	promptTransform string
 )
 
+// answerTokens caps each step's answer: enough for what the step asks, so a small model that rambles
+// cannot spend the run's time and tokens on one call.
+var answerTokens = map[string]int{
+	"decide": 300, "condense": 200, "hyde": 300, "grade": 900, "transform": 300, "audit": 600,
+	"direct": 900, "generate": 1200, "revise": 1200,
+}
+
 func request(purpose, system, user string) llm.Request {
-	return llm.Request{Purpose: purpose, Messages: []llm.Message{
+	return llm.Request{Purpose: purpose, MaxTokens: answerTokens[purpose], Messages: []llm.Message{
 		{Role: "system", Content: strings.TrimSpace(system)},
 		{Role: "user", Content: user},
 	}}
