@@ -10,8 +10,8 @@ const maxQueryWords = 64
 
 // luceneQuery turns plain words into a Lucene query that matches any of them, with every character
 // the query parser would read as syntax escaped. A word with inner punctuation, such as the identifier
-// TRV-117, is also searched as a boosted phrase, so the chunk holding the identifier itself ranks above
-// chunks that only share one of its parts. It returns "" when no word has a letter or digit.
+// TRV-117, is searched as a phrase of its parts, as the embedded store does, so a chunk that only shares
+// one part (TRV-118) does not match. It returns "" when no word has a letter or digit.
 func luceneQuery(text string) string {
 	var clauses []string
 	for _, word := range strings.Fields(text) {
@@ -23,10 +23,11 @@ func luceneQuery(text string) string {
 		}
 		// Upper-case AND, OR and NOT are operators; the analyzer lower-cases the text anyway.
 		word = strings.ToLower(word)
-		clauses = append(clauses, luceneEscape(word))
 		if isCompound(word) {
-			clauses = append(clauses, `"`+phraseEscape(word)+`"^4`)
+			clauses = append(clauses, `"`+phraseEscape(word)+`"`)
+			continue
 		}
+		clauses = append(clauses, luceneEscape(word))
 	}
 	return strings.Join(clauses, " ")
 }
