@@ -5,7 +5,7 @@ BIN   := bin/hopwise
 PKGS  := ./...
 FUZZTIME ?= 2000x
 
-.PHONY: run models test-local e2e build test test-slow fuzz bench lint fmt generate
+.PHONY: run models test-local e2e build test test-slow fuzz bench load lint fmt generate
 
 ## run: start Hopwise on http://127.0.0.1:8080; with no model endpoint configured it installs and starts the
 ## local models first (see deploy/models/README.md)
@@ -42,9 +42,15 @@ test-slow:
 fuzz:
 	FUZZTIME=$${FUZZTIME:-60s} scripts/fuzz.sh
 
-## bench: Go benchmarks (ingest throughput, search latency)
+## bench: Go benchmarks: ingest throughput, search and graph latency at 1k/10k/100k on SQLite (and Neo4j when
+## NEO4J_URI is set: it wipes that database), agent overhead, memory (docs/benchmarks.md)
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 5x ./graphrag/...
+	$(GO) test -run '^$$' -bench . -benchtime 20x -timeout 60m ./eval/...
+
+## load: concurrent chats against the server on 127.0.0.1 with a scripted model of fixed latency
+load:
+	HOPWISE_LOAD=1 $(GO) test -count=1 -run TestLoad -v ./eval/loadtest/
 
 ## lint: gofmt, go vet and staticcheck must be clean
 lint:
