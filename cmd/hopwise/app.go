@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -73,6 +74,9 @@ func openStore(ctx context.Context, cfg *config.Config, dim int, logger *slog.Lo
 	if cfg.Neo4jURI != "" {
 		return neo4j.Open(ctx, cfg.Neo4jURI, cfg.Neo4jUser, cfg.Neo4jPassword,
 			neo4j.Options{EmbedDim: dim, EmbedModel: cfg.EmbedModel, Database: cfg.Neo4jDatabase}, logger)
+	}
+	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
+		return nil, fmt.Errorf("data directory: %w", err)
 	}
 	path := filepath.Join(cfg.DataDir, "hopwise.db")
 	return sqlite.Open(ctx, path, sqlite.Options{EmbedDim: dim, EmbedModel: cfg.EmbedModel}, logger)

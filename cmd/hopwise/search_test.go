@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -18,7 +19,7 @@ func TestSearchCommand(t *testing.T) {
 	bin := buildHopwise(t)
 	model := llmtest.New(t, llmtest.WithEmbedDim(64))
 	model.Handle(graphragtest.Extraction)
-	data := t.TempDir()
+	data := filepath.Join(t.TempDir(), "a", "new", "data") // a data directory that does not exist yet is created
 	if out, err := hopwiseCmd(context.Background(), bin, data, model.URL(), "ingest", demoDir).CombinedOutput(); err != nil {
 		t.Fatalf("ingest: %v\n%s", err, out)
 	}
