@@ -9,6 +9,7 @@ import (
 
 	"github.com/hopwise/hopwise/eval/evaltest"
 	"github.com/hopwise/hopwise/graphrag"
+	"github.com/hopwise/hopwise/graphrag/graphragtest"
 	"github.com/hopwise/hopwise/graphrag/sqlite"
 	"github.com/hopwise/hopwise/llm"
 	"github.com/hopwise/hopwise/llm/llmtest"
@@ -39,7 +40,7 @@ func demoStore(t testing.TB, client *llm.Client) *sqlite.Store {
 	}
 	t.Cleanup(func() { store.Close() })
 	in := graphrag.NewIngester(store, client, graphrag.NewLLMExtractor(client), graphrag.IngestOptions{Workers: 2}, slog.New(slog.DiscardHandler))
-	if err := evaltest.IngestDir(ctx, in, store, dir); err != nil {
+	if err := graphragtest.IngestDir(ctx, in, store, dir); err != nil {
 		t.Fatal(err)
 	}
 	return store

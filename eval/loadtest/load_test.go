@@ -124,7 +124,7 @@ func startServer(t *testing.T, latency time.Duration, corpus string, clients int
 	}
 	t.Cleanup(func() { store.Close() })
 	in := graphrag.NewIngester(store, client, graphrag.NewLLMExtractor(client), graphrag.IngestOptions{Workers: 2}, slog.New(slog.DiscardHandler))
-	if err := evaltest.IngestDir(ctx, in, store, corpus); err != nil {
+	if err := graphragtest.IngestDir(ctx, in, store, corpus); err != nil {
 		t.Fatal(err)
 	}
 	ag := agent.New(client, graphrag.NewRetriever(store, client), nil, nil, agent.Config{}, nil)

@@ -2,7 +2,6 @@ package webtest
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hopwise/hopwise/graphrag"
+	"github.com/hopwise/hopwise/graphrag/graphragtest"
 	"github.com/hopwise/hopwise/graphrag/sqlite"
 	"github.com/hopwise/hopwise/llm"
 )
@@ -56,43 +56,5 @@ func ingestDemo(client *llm.Client, corpus, path string) error {
 	}
 	defer store.Close()
 	in := graphrag.NewIngester(store, client, graphrag.NewLLMExtractor(client), graphrag.IngestOptions{Workers: 2}, slog.New(slog.DiscardHandler))
-	runCtx, stop := context.WithCancel(ctx)
-	done := make(chan error, 1)
-	go func() { done <- in.Run(runCtx) }()
-	defer func() { stop(); <-done }()
-	files, _ := filepath.Glob(filepath.Join(corpus, "*.md"))
-	for _, f := range files {
-		fh, err := os.Open(f)
-		if err != nil {
-			return err
-		}
-		_, _, err = in.Submit(ctx, filepath.Base(f), fh)
-		fh.Close()
-		if err != nil {
-			return err
-		}
-	}
-	for {
-		docs, err := store.Documents(ctx)
-		if err != nil {
-			return err
-		}
-		finished := 0
-		for _, d := range docs {
-			if d.Status == graphrag.StatusFailed {
-				return fmt.Errorf("ingest %s: %s", d.Name, d.Error)
-			}
-			if d.Status == graphrag.StatusDone {
-				finished++
-			}
-		}
-		if finished == len(files) {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("demo ingest: %d of %d documents done: %w", finished, len(files), ctx.Err())
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
+	return graphragtest.IngestDir(ctx, in, store, corpus)
 }

@@ -1,0 +1,58 @@
+package graphragtest
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/hopwise/hopwise/graphrag"
+)
+
+// IngestDir ingests the markdown files of dir with in (whose Run it starts and stops) and waits until store
+// reports every one of them done; a failed document or the end of ctx is an error.
+func IngestDir(ctx context.Context, in *graphrag.Ingester, store graphrag.Store, dir string) error {
+	files, err := filepath.Glob(filepath.Join(dir, "*.md"))
+	if err != nil || len(files) == 0 {
+		return fmt.Errorf("graphragtest: no documents in %s: %v", dir, err)
+	}
+	runCtx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- in.Run(runCtx) }()
+	defer func() { stop(); <-done }()
+	for _, f := range files {
+		fh, err := os.Open(f)
+		if err != nil {
+			return err
+		}
+		_, _, err = in.Submit(ctx, f, fh)
+		fh.Close()
+		if err != nil {
+			return err
+		}
+	}
+	for {
+		docs, err := store.Documents(ctx)
+		if err != nil {
+			return err
+		}
+		finished := 0
+		for _, d := range docs {
+			if d.Status == graphrag.StatusFailed {
+				return fmt.Errorf("graphragtest: ingest %s: %s", d.Name, d.Error)
+			}
+			if d.Status == graphrag.StatusDone {
+				finished++
+			}
+		}
+		if finished == len(files) {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("graphragtest: ingest: %d of %d documents done: %w", finished, len(files), ctx.Err())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
