@@ -12,9 +12,9 @@ import (
 // auditVerdict judges grounding and usefulness in one call.
 type auditVerdict struct {
 	Grounded    string   `json:"grounded" enum:"fully,partially,not" description:"whether the sources support every claim"`
-	Unsupported []string `json:"unsupported" description:"claims the sources do not support; empty if none"`
+	Unsupported []string `json:"unsupported" description:"claims the sources do not support; empty if none" maxItems:"5" maxLength:"200"`
 	Useful      bool     `json:"useful" description:"the answer answers the question"`
-	Critique    string   `json:"critique" description:"what is wrong or missing, one sentence; empty if nothing"`
+	Critique    string   `json:"critique" description:"what is wrong or missing, one sentence; empty if nothing" maxLength:"300"`
 }
 
 func (v auditVerdict) Validate() error {

@@ -20,7 +20,7 @@ type Input struct {
 type Exchange struct{ Question, Answer string }
 
 type standalone struct {
-	Question string `json:"question" description:"the latest message as one standalone question"`
+	Question string `json:"question" description:"the latest message as one standalone question" maxLength:"300"`
 }
 
 func (s standalone) Validate() error {

@@ -13,7 +13,7 @@ import (
 // into the same call so that expansion costs no round of its own.
 type decision struct {
 	Retrieve bool     `json:"retrieve" description:"true when the answer needs a search in the user's documents"`
-	Queries  []string `json:"queries" description:"up to 3 short search queries when retrieve is true, else an empty list"`
+	Queries  []string `json:"queries" description:"up to 3 short search queries when retrieve is true, else an empty list" maxItems:"3" maxLength:"120"`
 }
 
 // Validate refuses queries too long to be queries (a model answering instead of searching); too many
@@ -29,9 +29,14 @@ func (d decision) Validate() error {
 
 const maxExpansions = 3
 
-// decide asks whether the question needs the documents. An unreadable answer means "search": a search
+// decide asks whether the question needs the documents (always, with the decide technique off: no call,
+// and no expansion queries, which the decision writes). An unreadable answer means "search": a search
 // that turns out unnecessary costs less than a confident answer without sources.
 func (r *run) decide(ctx context.Context) (decision, error) {
+	if !r.cfg.Techniques.Decide {
+		r.rec.send(Event{Type: EventNodeFinished, Node: NodeDecide, Summary: "Searching your documents (every question is searched: the decision step is off)"})
+		return decision{Retrieve: true}, nil
+	}
 	r.started(NodeDecide, "Deciding whether your documents are needed")
 	r.round()
 	d, err := llm.Structured[decision](ctx, r.a.llm, request("decide", promptDecide, "Question: "+r.st.question))

@@ -20,13 +20,13 @@ const (
 type verdict struct {
 	N      int    `json:"n" description:"the document's number"`
 	Useful bool   `json:"useful"`
-	Reason string `json:"reason" description:"a few words"`
+	Reason string `json:"reason" description:"a few words" maxLength:"100"`
 }
 
 type grading struct {
-	Documents  []verdict `json:"documents" description:"one verdict per document"`
-	Hypothesis string    `json:"hypothesis" description:"how the question can be answered from what is known, naming the fact still needed"`
-	Missing    string    `json:"missing" description:"the information still missing, or empty"`
+	Documents  []verdict `json:"documents" description:"one verdict per document" maxItems:"14"`
+	Hypothesis string    `json:"hypothesis" description:"how the question can be answered from what is known, naming the fact still needed" maxLength:"300"`
+	Missing    string    `json:"missing" description:"the information still missing, or empty" maxLength:"200"`
 }
 
 func (g grading) Validate() error {

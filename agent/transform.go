@@ -10,7 +10,7 @@ import (
 )
 
 type subQuestions struct {
-	Queries []string `json:"queries" description:"up to 3 new search questions, each for one missing fact; empty if nothing more can be searched"`
+	Queries []string `json:"queries" description:"up to 3 new search questions, each for one missing fact; empty if nothing more can be searched" maxItems:"3" maxLength:"120"`
 }
 
 const (

@@ -35,27 +35,27 @@ func NewLLMExtractor(client *llm.Client) *LLMExtractor { return &LLMExtractor{cl
 
 // extractedGraph is the JSON the model answers with.
 type extractedGraph struct {
-	Entities  []extractedEntity   `json:"entities"`
-	Relations []extractedRelation `json:"relations"`
+	Entities  []extractedEntity   `json:"entities" maxItems:"16"`
+	Relations []extractedRelation `json:"relations" maxItems:"16"`
 }
 
 type extractedEntity struct {
-	Name        string `json:"name"`
-	Type        string `json:"type"`
-	Description string `json:"description,omitempty"`
+	Name        string `json:"name" maxLength:"48"`
+	Type        string `json:"type" maxLength:"24"`
+	Description string `json:"description,omitempty" maxLength:"80"`
 }
 
 type extractedRelation struct {
-	Source      string           `json:"source"`
-	Target      string           `json:"target"`
-	Type        string           `json:"type"`
-	Description string           `json:"description,omitempty"`
-	Values      []extractedValue `json:"values,omitempty"`
+	Source      string           `json:"source" maxLength:"48"`
+	Target      string           `json:"target" maxLength:"48"`
+	Type        string           `json:"type" maxLength:"24"`
+	Description string           `json:"description,omitempty" maxLength:"80"`
+	Values      []extractedValue `json:"values,omitempty" maxItems:"2"`
 }
 
 type extractedValue struct {
-	Name  string `json:"name"`
-	Value string `json:"value"`
+	Name  string `json:"name" maxLength:"24"`
+	Value string `json:"value" maxLength:"32"`
 }
 
 // Validate rejects answers a graph cannot be built from.
@@ -79,9 +79,11 @@ func (g extractedGraph) Validate() error {
 func (x *LLMExtractor) Extract(ctx context.Context, c Chunk) (Extraction, error) {
 	user := strings.NewReplacer("{{title}}", c.DocTitle, "{{text}}", c.Text).Replace(extractUser)
 	g, err := llm.Structured[extractedGraph](ctx, x.client, llm.Request{
-		Purpose:   "extract",
-		Messages:  []llm.Message{{Role: "system", Content: extractSystem}, {Role: "user", Content: user}},
-		MaxTokens: 1500, // a chunk's graph fits; a model stuck repeating entities is cut off
+		Purpose:  "extract",
+		Messages: []llm.Message{{Role: "system", Content: extractSystem}, {Role: "user", Content: user}},
+		// A chunk's graph fits. Where the schema drives a grammar (llama.cpp), its bounds keep even a model
+		// stuck repeating one relation within this (16 of each, short strings: about 1,800 tokens at most).
+		MaxTokens: 2000,
 	})
 	if err != nil {
 		return Extraction{}, err

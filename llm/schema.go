@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -13,12 +14,17 @@ import (
 
 // schema is the JSON schema of a Go type, generated once per type.
 type schema struct {
-	def    *jsonschema.Definition // nil when the type has no schema (err says why)
-	raw    json.RawMessage        // def marshalled once: Definition.MarshalJSON mutates
-	name   string                 // [A-Za-z0-9_-]{1,64}, for response_format
-	strict bool                   // every object lists all its properties as required
-	open   byte                   // '{' or '[' where the JSON starts; 0 for scalars
-	err    error
+	def *jsonschema.Definition // nil when the type has no schema (err says why)
+	raw json.RawMessage        // def marshalled once: Definition.MarshalJSON mutates
+	// bounded is raw with the maxLength and maxItems of the type's struct tags: servers that compile
+	// the schema into a grammar (llama.cpp) then cannot let a small model write a string or a list
+	// without end. Sent only where the schema drives decoding and no strict validator may refuse the
+	// keywords.
+	bounded json.RawMessage
+	name    string // [A-Za-z0-9_-]{1,64}, for response_format
+	strict  bool   // every object lists all its properties as required
+	open    byte   // '{' or '[' where the JSON starts; 0 for scalars
+	err     error
 }
 
 var schemas sync.Map // reflect.Type -> *schema
@@ -48,8 +54,91 @@ func buildSchema(t reflect.Type) *schema {
 		s.err = fmt.Errorf("schema for %s: %w", t, err)
 		return s
 	}
-	s.def, s.raw, s.strict = def, raw, strictCompatible(*def, 0)
+	bounded, err := addBounds(raw, t)
+	if err != nil {
+		s.err = fmt.Errorf("schema for %s: %w", t, err)
+		return s
+	}
+	s.def, s.raw, s.bounded, s.strict = def, raw, bounded, strictCompatible(*def, 0)
 	return s
+}
+
+// addBounds copies the struct tags maxLength:"N" (a string, or each string of a list) and
+// maxItems:"N" (a list) of t's fields into the schema raw, which jsonschema.Definition has no fields
+// for.
+func addBounds(raw json.RawMessage, t reflect.Type) (json.RawMessage, error) {
+	var doc any
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		return nil, err
+	}
+	root, _ := doc.(map[string]any)
+	defs, _ := root["$defs"].(map[string]any)
+	changed, err := boundType(doc, t, defs, 0)
+	if err != nil || !changed {
+		return raw, err
+	}
+	return json.Marshal(doc)
+}
+
+// boundType walks node, the schema of t, following references into defs (the generator describes a
+// nested struct type once, in $defs).
+func boundType(node any, t reflect.Type, defs map[string]any, depth int) (bool, error) {
+	obj, ok := node.(map[string]any)
+	if !ok || depth > 16 {
+		return false, nil
+	}
+	if ref, ok := obj["$ref"].(string); ok {
+		if obj, ok = defs[strings.TrimPrefix(ref, "#/$defs/")].(map[string]any); !ok {
+			return false, nil
+		}
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Slice, reflect.Array:
+		return boundType(obj["items"], t.Elem(), defs, depth+1)
+	case reflect.Struct:
+	default:
+		return false, nil
+	}
+	props, _ := obj["properties"].(map[string]any)
+	changed := false
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "" {
+			name = f.Name
+		}
+		prop, ok := props[name].(map[string]any)
+		if !f.IsExported() || name == "-" || !ok {
+			continue
+		}
+		for _, key := range []string{"maxLength", "maxItems"} {
+			v := f.Tag.Get(key)
+			if v == "" {
+				continue
+			}
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 0 {
+				return false, fmt.Errorf("field %s: %s:%q is not a count", f.Name, key, v)
+			}
+			target := prop
+			if key == "maxLength" && (f.Type.Kind() == reflect.Slice || f.Type.Kind() == reflect.Array) {
+				if target, ok = prop["items"].(map[string]any); !ok { // a list of strings: each item
+					return false, fmt.Errorf("field %s: maxLength on a list without items", f.Name)
+				}
+			}
+			target[key] = n
+			changed = true
+		}
+		c, err := boundType(prop, f.Type, defs, depth+1)
+		if err != nil {
+			return false, err
+		}
+		changed = changed || c
+	}
+	return changed, nil
 }
 
 func openChar(t reflect.Type) byte {

@@ -18,8 +18,10 @@ const maxRepairs = 2
 // Structured asks for an answer shaped as T and decodes it with DecodeJSON's
 // rules. The schema of T is generated once per type and sent in the
 // client's StructuredMode dialect. An invalid answer is shown back to the model
-// with the validation error, at most twice; if the answer is still invalid the
-// error wraps ErrInvalidOutput and the last validation error. The temperature
+// with the validation error, at most twice; an answer cut off at the token limit
+// is not shown back, the question is asked again for a shorter answer, once. If
+// the answer is still invalid the error wraps ErrInvalidOutput and the last
+// validation error. The temperature
 // is 0 unless req sets one.
 func Structured[T any](ctx context.Context, c *Client, req Request) (T, error) {
 	var zero T
@@ -29,7 +31,9 @@ func Structured[T any](ctx context.Context, c *Client, req Request) (T, error) {
 	}
 	msgs := slices.Clone(req.Messages)
 	var lastErr error
-	for repair := 0; repair <= maxRepairs; repair++ {
+	cutOff := false
+	repair := 0
+	for ; repair <= maxRepairs; repair++ {
 		r := req
 		r.Messages = msgs
 		resp, err := c.structuredCall(ctx, r, s)
@@ -40,16 +44,26 @@ func Structured[T any](ctx context.Context, c *Client, req Request) (T, error) {
 		if err == nil {
 			return v, nil
 		}
-		if resp.FinishReason == string(openai.FinishReasonLength) {
-			err = fmt.Errorf("%w (the answer was cut off at the token limit)", err)
+		c.log.Info("llm: invalid structured answer", "purpose", req.Purpose, "repair", repair, "err", err,
+			"finish_reason", resp.FinishReason)
+		if resp.FinishReason != string(openai.FinishReasonLength) {
+			lastErr = err
+			msgs = append(msgs,
+				Message{Role: "assistant", Content: resp.Content},
+				Message{Role: "user", Content: fmt.Sprintf("your answer was invalid: %v; reply with only the corrected JSON", err)})
+			continue
 		}
-		lastErr = err
-		c.log.Info("llm: invalid structured answer", "purpose", req.Purpose, "repair", repair, "err", err)
-		msgs = append(msgs,
-			Message{Role: "assistant", Content: resp.Content},
-			Message{Role: "user", Content: fmt.Sprintf("your answer was invalid: %v; reply with only the corrected JSON", err)})
+		// Cut off at the token limit: showing the model its long answer only makes the next prompt
+		// longer; it is asked again for a shorter one, once. A second cut-off means it cannot fit.
+		lastErr = fmt.Errorf("%w (the answer was cut off at the token limit)", err)
+		if cutOff {
+			break
+		}
+		cutOff = true
+		msgs = append(slices.Clone(req.Messages), Message{Role: "user", Content: "Your previous answer was cut off at the " +
+			"token limit because it was too long. Answer again with a shorter JSON value: fewer items, short strings."})
 	}
-	return zero, opError("structured", req.Purpose, fmt.Errorf("%w after %d repairs: %w", ErrInvalidOutput, maxRepairs, lastErr))
+	return zero, opError("structured", req.Purpose, fmt.Errorf("%w after %d repairs: %w", ErrInvalidOutput, min(repair, maxRepairs), lastErr))
 }
 
 // structuredCall sends one structured request in the current dialect; in auto
@@ -87,7 +101,7 @@ func schemaFormat(s *schema, mode string) format {
 			JSONSchema: &openai.ChatCompletionResponseFormatJSONSchema{Name: s.name, Schema: s.raw, Strict: s.strict},
 		}}
 	case ModeJSONObjectSchema:
-		rf, _ := json.Marshal(map[string]any{"type": "json_object", "schema": s.raw})
+		rf, _ := json.Marshal(map[string]any{"type": "json_object", "schema": s.bounded})
 		return format{patch: map[string]json.RawMessage{"response_format": rf}}
 	case ModeJSONObject:
 		return format{rf: &openai.ChatCompletionResponseFormat{Type: openai.ChatCompletionResponseFormatTypeJSONObject}}

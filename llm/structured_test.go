@@ -106,8 +106,28 @@ func TestStructuredTruncatedAnswer(t *testing.T) {
 	if _, err := llm.Structured[verdict](context.Background(), c, llm.Request{Messages: user("g")}); err != nil {
 		t.Fatal(err)
 	}
-	if repair := s.Requests()[1].LastUser(); !strings.Contains(repair, "cut off at the token limit") {
+	second := s.Requests()[1]
+	if repair := second.LastUser(); !strings.Contains(repair, "cut off at the token limit") || !strings.Contains(repair, "shorter") {
 		t.Errorf("repair prompt = %q", repair)
+	}
+	if len(second.Messages) != 3 || strings.Contains(second.Messages[1].Content, `"rea`) {
+		t.Errorf("the cut-off answer was sent back (it only lengthens the prompt): %+v", second.Messages)
+	}
+}
+
+// A model that cannot fit its answer in the limit is asked twice, not three times: each cut-off answer
+// costs a whole limit's worth of tokens.
+func TestStructuredStopsAfterTwoCutOffs(t *testing.T) {
+	s := llmtest.New(t)
+	cut := llmtest.Reply{Content: `{"relevant":true,"reason":"aaaa`, FinishReason: "length"}
+	s.Enqueue(cut, cut, llmtest.Reply{Content: goodVerdict})
+	c := newClient(t, s, nil)
+	_, err := llm.Structured[verdict](context.Background(), c, llm.Request{Messages: user("g")})
+	if !errors.Is(err, llm.ErrInvalidOutput) || !strings.Contains(err.Error(), "cut off") {
+		t.Fatalf("err = %v, want invalid output, cut off", err)
+	}
+	if n := len(s.Requests()); n != 2 {
+		t.Errorf("%d requests, want 2", n)
 	}
 }
 
@@ -248,5 +268,74 @@ func TestStructuredAutoKeepsOtherErrors(t *testing.T) {
 	}
 	if s.ChatCalls() != 1 {
 		t.Errorf("calls = %d, want 1", s.ChatCalls())
+	}
+}
+
+type boundedList struct {
+	Items []boundedItem `json:"items" maxItems:"3"`
+	Notes []string      `json:"notes" maxItems:"2" maxLength:"20"`
+}
+
+type boundedItem struct {
+	Name string `json:"name" maxLength:"12"`
+	N    int    `json:"n"`
+}
+
+// The grammar llama-cpp-python compiles from the schema is what stops a small model writing a string
+// or a list without end: the tags' bounds must reach it. OpenAI's strict json_schema does not get them.
+func TestStructuredBoundsReachTheGrammarDialect(t *testing.T) {
+	for _, mode := range []string{llm.ModeJSONObjectSchema, llm.ModeJSONSchema} {
+		t.Run(mode, func(t *testing.T) {
+			s := llmtest.New(t)
+			s.Enqueue(llmtest.Reply{Content: `{"items":[{"name":"a","n":1}],"notes":[]}`})
+			c := newClient(t, s, func(c *llm.Config) { c.StructuredMode = mode })
+			if _, err := llm.Structured[boundedList](context.Background(), c, llm.Request{Messages: user("g")}); err != nil {
+				t.Fatal(err)
+			}
+			var f format
+			if err := json.Unmarshal(s.Requests()[0].ResponseFormat, &f); err != nil {
+				t.Fatal(err)
+			}
+			raw := f.Schema
+			if mode == llm.ModeJSONSchema {
+				raw = f.JSONSchema.Schema
+			}
+			var sch struct {
+				Defs struct { // the generator describes the nested struct once, by reference
+					Item struct {
+						Properties struct {
+							Name struct {
+								MaxLength *int `json:"maxLength"`
+							} `json:"name"`
+						} `json:"properties"`
+					} `json:"boundedItem"`
+				} `json:"$defs"`
+				Properties struct {
+					Items struct {
+						MaxItems *int `json:"maxItems"`
+					} `json:"items"`
+					Notes struct {
+						MaxItems *int `json:"maxItems"`
+						Items    struct {
+							MaxLength *int `json:"maxLength"`
+						} `json:"items"`
+					} `json:"notes"`
+				} `json:"properties"`
+			}
+			if err := json.Unmarshal(raw, &sch); err != nil {
+				t.Fatalf("schema %s: %v", raw, err)
+			}
+			p := sch.Properties
+			got := []*int{p.Items.MaxItems, sch.Defs.Item.Properties.Name.MaxLength, p.Notes.MaxItems, p.Notes.Items.MaxLength}
+			want := []int{3, 12, 2, 20}
+			for i, g := range got {
+				switch {
+				case mode == llm.ModeJSONSchema && g != nil:
+					t.Errorf("bound %d sent to json_schema: %s", i, raw)
+				case mode == llm.ModeJSONObjectSchema && (g == nil || *g != want[i]):
+					t.Errorf("bound %d missing or wrong, want %d: %s", i, want[i], raw)
+				}
+			}
+		})
 	}
 }
