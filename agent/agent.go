@@ -7,7 +7,9 @@
 package agent
 
 import (
+	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/hopwise/hopwise/graphrag"
@@ -18,6 +20,7 @@ import (
 
 // Techniques switch the loop's techniques on and off, for ablations in the evaluation.
 type Techniques struct {
+	Decide      bool // ask whether a question needs the documents (off: search for every question)
 	MultiQuery  bool // expansion queries written by the decide call
 	HyDE        bool // embed a hypothetical answer passage instead of the query (never for identifiers)
 	Graph       bool // graph facts from the entities the queries name
@@ -30,7 +33,36 @@ type Techniques struct {
 // DefaultTechniques is everything on except HyDE, which costs a model call per query and is enabled by
 // configuration. Rerank and WebFallback only take effect when New gets a Reranker and a Searcher.
 func DefaultTechniques() Techniques {
-	return Techniques{MultiQuery: true, Graph: true, Grading: true, Audit: true, WebFallback: true, Rerank: true}
+	return Techniques{Decide: true, MultiQuery: true, Graph: true, Grading: true, Audit: true, WebFallback: true, Rerank: true}
+}
+
+// TechniqueNames name the techniques for configuration (AGENT_SKIP) and the evaluation's ablations.
+var TechniqueNames = []string{"decide", "graph", "multiquery", "hyde", "grading", "audit", "web", "rerank"}
+
+// Set switches the technique called name on or off.
+func (t *Techniques) Set(name string, on bool) error {
+	flag := map[string]*bool{
+		"decide": &t.Decide, "graph": &t.Graph, "multiquery": &t.MultiQuery, "hyde": &t.HyDE,
+		"grading": &t.Grading, "audit": &t.Audit, "web": &t.WebFallback, "rerank": &t.Rerank,
+	}[strings.ToLower(strings.TrimSpace(name))]
+	if flag == nil {
+		return fmt.Errorf("unknown technique %q; known: %s", name, strings.Join(TechniqueNames, ", "))
+	}
+	*flag = on
+	return nil
+}
+
+// Skip switches off each technique of a comma-separated list ("" switches off none).
+func (t *Techniques) Skip(list string) error {
+	for name := range strings.SplitSeq(list, ",") {
+		if strings.TrimSpace(name) == "" {
+			continue
+		}
+		if err := t.Set(name, false); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Config bounds a run. Zero values take the defaults; a zero Techniques means DefaultTechniques.

@@ -33,6 +33,7 @@ const (
 	NodeTransform = "transform_query"
 	NodeWeb       = "web_search"
 	NodeRevise    = "revise"
+	NodeAttribute = "attribute" // sources matched to an answer that cites none
 	NodeNotFound  = "not_found"
 )
 
@@ -123,6 +124,10 @@ type Result struct {
 	NotFound   bool       `json:"not_found,omitempty"` // an honest "the sources do not answer this"
 	UsedWeb    bool       `json:"used_web,omitempty"`  // web results were among the evidence
 	Direct     bool       `json:"direct,omitempty"`    // answered from general knowledge, no retrieval
-	Usage      Usage      `json:"usage"`
-	Trace      []Event    `json:"trace,omitempty"` // every event but the tokens
+	// Attributed: the model cited no source, so the citations were matched by wording; Unmatched are the
+	// answer's sentences that match no source (or state a number none contains).
+	Attributed bool     `json:"attributed,omitempty"`
+	Unmatched  []string `json:"unmatched,omitempty"`
+	Usage      Usage    `json:"usage"`
+	Trace      []Event  `json:"trace,omitempty"` // every event but the tokens
 }

@@ -235,7 +235,7 @@ func TestCanaryDocumentIsTreatedAsData(t *testing.T) {
 		check    func(t *testing.T, res agent.Result)
 	}{
 		{name: "obeyed answer with nothing supported is refused", alone: true,
-			wantPath: []string{agent.NodeDecide, agent.NodeRetrieve, agent.NodeGrade, agent.NodeGenerate, agent.NodeAudit,
+			wantPath: []string{agent.NodeDecide, agent.NodeRetrieve, agent.NodeGrade, agent.NodeGenerate, agent.NodeAttribute, agent.NodeAudit,
 				agent.NodeTransform, agent.NodeNotFound},
 			check: func(t *testing.T, res agent.Result) {
 				if !res.NotFound || !strings.Contains(res.Answer, "will not guess") {

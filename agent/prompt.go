@@ -57,6 +57,27 @@ func quote(text string) string {
 	})
 }
 
+// unfence removes the fence tags a model copied from its prompt into an answer (small models echo
+// them, "<data n="2" from="...">" on a line of its own), and the lines they leave empty or with only a
+// citation marker.
+func unfence(text string) string {
+	if !fenceTag.MatchString(text) {
+		return text
+	}
+	lines := strings.Split(text, "\n")
+	out := lines[:0]
+	for _, line := range lines {
+		if fenceTag.MatchString(line) {
+			line = fenceTag.ReplaceAllString(line, "")
+			if strings.TrimSpace(citeMarker.ReplaceAllString(line, "")) == "" {
+				continue
+			}
+		}
+		out = append(out, line)
+	}
+	return strings.Join(out, "\n")
+}
+
 // attr makes s safe as a double-quoted attribute of a fence.
 func attr(s string) string {
 	return strings.NewReplacer(`"`, "'", "\n", " ", "<", "‹", ">", "›").Replace(s)

@@ -26,5 +26,6 @@ func (r *run) revise(ctx context.Context) error {
 	}
 	r.setAnswer(text, r.st.sources)
 	r.finished(NodeRevise, "Answer revised")
+	r.matchSources()
 	return nil
 }

@@ -268,6 +268,7 @@ func (r *run) result() Result {
 		Question: r.in.Question, Standalone: r.st.question, Answer: r.st.answer,
 		Citations: citations(r.st.answer, r.st.sources),
 		NotFound:  r.st.notFound, UsedWeb: r.st.webTried, Direct: r.st.direct,
+		Attributed: r.st.attributed, Unmatched: r.st.unmatched,
 		Usage: r.usage(), Trace: r.rec.events(),
 	}
 	if r.st.audited {

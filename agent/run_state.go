@@ -97,6 +97,8 @@ type state struct {
 	unsupported []string
 	useful      bool
 	critique    string
+	attributed  bool     // the model cited nothing; Hopwise matched sources by wording
+	unmatched   []string // sentences of an attributed answer that match no source
 }
 
 // keep adds sources not kept yet and returns how many were new.

@@ -51,6 +51,7 @@ type Config struct {
 	MaxTokens    int
 	MaxRunTime   time.Duration
 	HyDE         bool
+	AgentSkip    string // techniques switched off, comma-separated (agent.TechniqueNames)
 
 	MaxUploadBytes   int64
 	MaxRequestBytes  int64
@@ -179,6 +180,8 @@ func (c *Config) settings(lookup func(string) (string, bool)) []setting {
 		integer(&c.MaxTokens, "max-tokens", "agent: tokens per question", 60000, "AGENT_MAX_TOKENS"),
 		duration(&c.MaxRunTime, "max-run-time", "agent: wall time per question", 3*time.Minute, "AGENT_MAX_RUN_TIME"),
 		boolean(&c.HyDE, "hyde", "agent: hypothetical-document embeddings for retrieval", false, "AGENT_HYDE"),
+		str(&c.AgentSkip, "skip", "agent: techniques to switch off, comma-separated: decide, graph, multiquery, grading, audit, web, rerank "+
+			"(decide, grading and audit for a model too small to judge)", "", "AGENT_SKIP"),
 
 		size(&c.MaxUploadBytes, "max-upload-bytes", "largest file accepted", 25<<20, "HOPWISE_MAX_UPLOAD_BYTES"),
 		size(&c.MaxRequestBytes, "max-request-bytes", "largest upload request (all files)", 100<<20, "HOPWISE_MAX_REQUEST_BYTES"),

@@ -2,6 +2,7 @@ package eval
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/hopwise/hopwise/agent"
@@ -20,27 +21,19 @@ const (
 	Advanced = "advanced"
 )
 
-// ablations switch one technique off each.
-var ablations = []struct {
-	name string
-	off  func(*agent.Techniques)
-}{
-	{"no-graph", func(t *agent.Techniques) { t.Graph = false }},
-	{"no-multiquery", func(t *agent.Techniques) { t.MultiQuery = false }},
-	{"no-hyde", func(t *agent.Techniques) { t.HyDE = false }},
-	{"no-grading", func(t *agent.Techniques) { t.Grading = false }},
-	{"no-audit", func(t *agent.Techniques) { t.Audit = false }},
-	{"no-web", func(t *agent.Techniques) { t.WebFallback = false }},
-	{"no-rerank", func(t *agent.Techniques) { t.Rerank = false }},
-}
+// ablations switch one technique off each: "no-" and the technique's name.
+var ablations = func() []string {
+	out := make([]string, len(agent.TechniqueNames))
+	for i, name := range agent.TechniqueNames {
+		out[i] = "no-" + name
+	}
+	return out
+}()
 
 // PipelineNames lists every pipeline name ParsePipelines accepts besides "all".
 func PipelineNames() []string {
 	out := []string{Naive, Advanced}
-	for _, a := range ablations {
-		out = append(out, a.name)
-	}
-	return out
+	return append(out, ablations...)
 }
 
 // ParsePipelines reads a comma-separated list of pipeline names ("all" means every one); base is the
@@ -83,12 +76,12 @@ func pipeline(name string, base agent.Techniques) (Pipeline, error) {
 	case Advanced:
 		return Pipeline{Name: Advanced, Techniques: base}, nil
 	}
-	for _, a := range ablations {
-		if a.name == name {
-			t := base
-			a.off(&t)
-			return Pipeline{Name: name, Techniques: t}, nil
+	if slices.Contains(ablations, name) {
+		t := base
+		if err := t.Set(strings.TrimPrefix(name, "no-"), false); err != nil {
+			return Pipeline{}, err
 		}
+		return Pipeline{Name: name, Techniques: t}, nil
 	}
 	return Pipeline{}, fmt.Errorf("eval: unknown pipeline %q; choose from %s or all", name, strings.Join(PipelineNames(), ", "))
 }

@@ -58,12 +58,13 @@ func without(list []string, drop string) []string {
 
 // TestAblationsSwitchOneTechnique checks that each ablation differs from advanced in exactly its technique.
 func TestAblationsSwitchOneTechnique(t *testing.T) {
-	base := agent.Techniques{MultiQuery: true, HyDE: true, Graph: true, Grading: true, Audit: true, WebFallback: true, Rerank: true}
+	base := agent.Techniques{Decide: true, MultiQuery: true, HyDE: true, Graph: true, Grading: true, Audit: true, WebFallback: true, Rerank: true}
 	ps, err := ParsePipelines("all", base)
 	if err != nil {
 		t.Fatal(err)
 	}
 	off := map[string]func(agent.Techniques) bool{
+		"no-decide":     func(x agent.Techniques) bool { return !x.Decide },
 		"no-graph":      func(x agent.Techniques) bool { return !x.Graph },
 		"no-multiquery": func(x agent.Techniques) bool { return !x.MultiQuery },
 		"no-hyde":       func(x agent.Techniques) bool { return !x.HyDE },
@@ -99,7 +100,7 @@ func TestAblationsSwitchOneTechnique(t *testing.T) {
 
 func countOn(x agent.Techniques) int {
 	n := 0
-	for _, b := range []bool{x.MultiQuery, x.HyDE, x.Graph, x.Grading, x.Audit, x.WebFallback, x.Rerank} {
+	for _, b := range []bool{x.Decide, x.MultiQuery, x.HyDE, x.Graph, x.Grading, x.Audit, x.WebFallback, x.Rerank} {
 		if b {
 			n++
 		}

@@ -99,6 +99,15 @@ func badges(r agent.Result) []web.Badge {
 	if r.UsedWeb {
 		b = append(b, web.Badge{Text: "used the web", Kind: "web"})
 	}
+	if r.Attributed && len(r.Citations) > 0 {
+		b = append(b, web.Badge{Text: "sources matched by wording, not cited by the model", Kind: "web"})
+	}
+	switch n := len(r.Unmatched); {
+	case n == 1:
+		b = append(b, web.Badge{Text: "1 statement not found in the sources", Kind: "bad"})
+	case n > 1:
+		b = append(b, web.Badge{Text: itoa(n) + " statements not found in the sources", Kind: "bad"})
+	}
 	return b
 }
 

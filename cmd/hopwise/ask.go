@@ -58,26 +58,46 @@ func askCommand() command {
 }
 
 // newAgent builds the agent from the app's model, retriever and configuration: web search and reranking
-// when configured, the caps, HyDE when asked for.
+// when configured, the caps, the configured techniques.
 func newAgent(a *app) (*agent.Agent, error) {
 	web, err := websearch.New(a.cfg.WebSearch, a.cfg.WebSearchURL, a.cfg.WebSearchAPIKey, nil)
 	if err != nil {
 		return nil, err
 	}
-	var rr rerank.Reranker
-	if a.cfg.RerankURL != "" {
-		rr = rerank.New(a.cfg.RerankURL, a.cfg.RerankModel, a.cfg.RerankAPIKey)
+	t, err := configuredTechniques(a.cfg)
+	if err != nil {
+		return nil, err
 	}
-	techniques := agent.DefaultTechniques()
-	techniques.HyDE = a.cfg.HyDE
+	return agentWith(a, web, reranker(a.cfg), t), nil
+}
+
+// configuredTechniques are the loop's techniques: all on, HyDE as AGENT_HYDE says, minus AGENT_SKIP.
+func configuredTechniques(cfg *config.Config) (agent.Techniques, error) {
+	t := agent.DefaultTechniques()
+	t.HyDE = cfg.HyDE
+	if err := t.Skip(cfg.AgentSkip); err != nil {
+		return t, fmt.Errorf("AGENT_SKIP: %w", err)
+	}
+	return t, nil
+}
+
+func reranker(cfg *config.Config) rerank.Reranker {
+	if cfg.RerankURL == "" {
+		return nil
+	}
+	return rerank.New(cfg.RerankURL, cfg.RerankModel, cfg.RerankAPIKey)
+}
+
+// agentWith builds the agent with the app's model, retriever and caps and the techniques t.
+func agentWith(a *app, web websearch.Searcher, rr rerank.Reranker, t agent.Techniques) *agent.Agent {
 	revisions := a.cfg.MaxRevisions
 	if revisions == 0 {
 		revisions = -1 // agent.Config reads 0 as "default"; the configuration's 0 means none
 	}
 	return agent.New(a.llm, a.retriever, web, rr, agent.Config{
 		MaxLoops: a.cfg.MaxLoops, MaxRevisions: revisions, MaxLLMCalls: a.cfg.MaxLLMCalls,
-		MaxTokens: a.cfg.MaxTokens, MaxRunTime: a.cfg.MaxRunTime, Techniques: techniques,
-	}, a.logger), nil
+		MaxTokens: a.cfg.MaxTokens, MaxRunTime: a.cfg.MaxRunTime, Techniques: t,
+	}, a.logger)
 }
 
 // askPrinter streams the answer to out and, with trace, the steps to steps.

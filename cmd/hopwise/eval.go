@@ -15,7 +15,6 @@ import (
 	"github.com/hopwise/hopwise/agent"
 	"github.com/hopwise/hopwise/config"
 	"github.com/hopwise/hopwise/eval"
-	"github.com/hopwise/hopwise/rerank"
 	"github.com/hopwise/hopwise/websearch"
 )
 
@@ -103,17 +102,16 @@ func evalAnswers(ctx context.Context, e *env, a *app, set []eval.Question, f eva
 	if err != nil {
 		return err
 	}
-	var rr rerank.Reranker
-	if a.cfg.RerankURL != "" {
-		rr = rerank.New(a.cfg.RerankURL, a.cfg.RerankModel, a.cfg.RerankAPIKey)
+	rr := reranker(a.cfg)
+	base, err := configuredTechniques(a.cfg)
+	if err != nil {
+		return err
 	}
-	base := agent.DefaultTechniques()
-	base.HyDE = a.cfg.HyDE
 	pipelines, err := eval.ParsePipelines(f.pipelines, base)
 	if err != nil {
 		return err
 	}
-	agentFor := func(t agent.Techniques) *agent.Agent { return evalAgent(a, web, rr, t) }
+	agentFor := func(t agent.Techniques) *agent.Agent { return agentWith(a, web, rr, t) }
 	bar := eval.NewBar(e.stderr, isTerminal(e.stderr))
 	runner := &eval.Runner{Agent: agentFor, Retriever: a.retriever, Workers: f.workers, Progress: bar.Update}
 	outcomes, runErr := runner.Run(ctx, set, pipelines)
@@ -145,18 +143,6 @@ func sameAsAdvanced(pipelines []eval.Pipeline, base agent.Techniques, agentFor f
 		}
 	}
 	return notes
-}
-
-// evalAgent builds the agent as newAgent does, with the techniques of one pipeline.
-func evalAgent(a *app, web websearch.Searcher, rr rerank.Reranker, t agent.Techniques) *agent.Agent {
-	revisions := a.cfg.MaxRevisions
-	if revisions == 0 {
-		revisions = -1 // agent.Config reads 0 as "default"; the configuration's 0 means none
-	}
-	return agent.New(a.llm, a.retriever, web, rr, agent.Config{
-		MaxLoops: a.cfg.MaxLoops, MaxRevisions: revisions, MaxLLMCalls: a.cfg.MaxLLMCalls,
-		MaxTokens: a.cfg.MaxTokens, MaxRunTime: a.cfg.MaxRunTime, Techniques: t,
-	}, a.logger)
 }
 
 func writeJSON(path string, v any) error {
