@@ -25,8 +25,10 @@ stop_models() {
   fi
 }
 trap stop_models EXIT
+# Settings already in the environment win (AGENT_SKIP= runs the whole loop with the local model).
 while IFS= read -r line; do
-  [ -n "$line" ] && export "${line?}"
+  name=${line%%=*}
+  [ -n "$line" ] && [ -z "${!name+set}" ] && export "${line?}"
 done <<<"$envlines"
 # In the foreground, Ctrl-C reaches Hopwise, which shuts down gracefully; then the EXIT trap stops the models.
 "$bin" serve "$@"

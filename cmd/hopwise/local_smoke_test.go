@@ -29,15 +29,24 @@ func TestLocalModelsSmoke(t *testing.T) {
 	data := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 12*time.Minute)
 	defer cancel()
+	// Every structured answer must parse the first time: the client logs each one that did not (and is
+	// repaired or fails), so the logs at info level are counted.
+	var unparsed []string
+	var extraEnv []string
 	run := func(args ...string) ([]byte, error) {
 		cmd := exec.CommandContext(ctx, bin, args...)
-		cmd.Env = append(os.Environ(), "HOPWISE_DATA_DIR="+data, "NEO4J_URI=", "HOPWISE_LOG_LEVEL=warn")
-		cmd.Env = append(cmd.Env, modelEnv...)
+		cmd.Env = append(os.Environ(), "HOPWISE_DATA_DIR="+data, "NEO4J_URI=", "HOPWISE_LOG_LEVEL=info")
+		cmd.Env = append(append(cmd.Env, modelEnv...), extraEnv...)
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
 		out, err := cmd.Output()
 		if err != nil {
 			t.Logf("hopwise %s stderr:\n%s", strings.Join(args, " "), stderr.String())
+		}
+		for _, line := range strings.Split(stderr.String(), "\n") {
+			if strings.Contains(line, "invalid structured answer") || strings.Contains(line, "extraction failed") {
+				unparsed = append(unparsed, line)
+			}
 		}
 		return out, err
 	}
@@ -76,33 +85,50 @@ func TestLocalModelsSmoke(t *testing.T) {
 		t.Fatalf("%d documents with %d entities, want 2 documents and at least one entity", len(listed), entities)
 	}
 
-	start = time.Now()
-	out, err = run("ask", "--json", "Which S-Bahn lines connect Munich Airport with the central station?")
-	if err != nil {
-		t.Fatalf("ask: %v\n%s", err, out)
-	}
-	var tokens int
-	var final *agent.Result
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	sc.Buffer(make([]byte, 1<<20), 16<<20)
-	for sc.Scan() {
-		var ev agent.Event
-		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
-			t.Fatalf("event line %q: %v", sc.Text(), err)
+	const question = "Which S-Bahn lines connect Munich Airport with the central station?"
+	ask := func() (final *agent.Result, tokens int) {
+		start := time.Now()
+		out, err := run("ask", "--json", question)
+		if err != nil {
+			t.Fatalf("ask: %v\n%s", err, out)
 		}
-		switch ev.Type {
-		case agent.EventToken:
-			tokens++
-		case agent.EventError:
-			t.Errorf("error event: %s", ev.Error)
-		case agent.EventAnswer:
-			final = ev.Result
+		sc := bufio.NewScanner(bytes.NewReader(out))
+		sc.Buffer(make([]byte, 1<<20), 16<<20)
+		for sc.Scan() {
+			var ev agent.Event
+			if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
+				t.Fatalf("event line %q: %v", sc.Text(), err)
+			}
+			switch ev.Type {
+			case agent.EventToken:
+				tokens++
+			case agent.EventError:
+				t.Logf("error event: %s", ev.Error)
+			case agent.EventAnswer:
+				final = ev.Result
+			}
 		}
+		if final == nil {
+			t.Fatal("no answer event")
+		}
+		how := "as installed"
+		if len(extraEnv) > 0 {
+			how = strings.Join(extraEnv, " ")
+		}
+		t.Logf("ask (%s): %s, %d model calls, %d rounds, %d streamed pieces; answer:\n%s", how,
+			time.Since(start).Round(time.Second), final.Usage.Calls, final.Usage.Rounds, tokens, final.Answer)
+		return final, tokens
 	}
-	if final == nil {
-		t.Fatal("no answer event")
+
+	// The whole loop, every step asked of the model (the local env switches the judging steps off): its
+	// structured answers must parse too, whatever they say.
+	extraEnv = []string{"AGENT_SKIP="}
+	if full, _ := ask(); full.Usage.Calls < 2 {
+		t.Errorf("the whole loop made %d model calls", full.Usage.Calls)
 	}
-	t.Logf("ask: %s, %d model calls, %d rounds, %d streamed pieces; answer:\n%s", time.Since(start).Round(time.Second), final.Usage.Calls, final.Usage.Rounds, tokens, final.Answer)
+	// As installed: a streamed answer with its sources.
+	extraEnv = nil
+	final, tokens := ask()
 	if final.NotFound || final.Direct {
 		t.Fatalf("the loop did not answer from the documents (not found %v, direct %v)", final.NotFound, final.Direct)
 	}
@@ -111,6 +137,12 @@ func TestLocalModelsSmoke(t *testing.T) {
 	}
 	if len(final.Citations) == 0 {
 		t.Errorf("answer cites no source")
+	}
+	for _, c := range final.Citations {
+		t.Logf("[%d] %s %s%s", c.N, c.Kind, c.DocName, map[bool]string{true: " (matched by wording)"}[final.Attributed])
+	}
+	if len(unparsed) > 0 {
+		t.Errorf("%d structured answers did not parse:\n%s", len(unparsed), strings.Join(unparsed, "\n"))
 	}
 }
 
