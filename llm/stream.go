@@ -30,7 +30,8 @@ func (c *Client) Stream(ctx context.Context, req Request, onDelta func(delta str
 		resp = Response{}
 		return c.streamOnce(ctx, x, oreq, &resp, onDelta)
 	})
-	if err == nil && resp.PromptTokens == 0 && resp.CompletionTokens == 0 {
+	// A stream the caller ended or that failed midway still cost its prompt and the text it sent.
+	if (err == nil || resp.Content != "") && resp.PromptTokens == 0 && resp.CompletionTokens == 0 {
 		resp.PromptTokens, resp.CompletionTokens = estimateTokens(req.Messages), estimate(resp.Content)
 	}
 	c.account(ctx, record{
@@ -90,6 +91,7 @@ func (c *Client) streamOnce(ctx context.Context, x *exchange, oreq openai.ChatCo
 			text.WriteString(ch.Delta.Content)
 			delivered = true
 			if err := onDelta(ch.Delta.Content); err != nil {
+				resp.Content = text.String() // what the stream cost is still accounted
 				return permanent{err}
 			}
 		}

@@ -113,6 +113,22 @@ func TestStreamCallbackErrorStops(t *testing.T) {
 	}
 }
 
+// A stream the caller stops (a model caught repeating itself) still counts what it cost.
+func TestStreamStoppedByTheCallerIsAccounted(t *testing.T) {
+	s := llmtest.New(t)
+	s.Enqueue(llmtest.Reply{Content: "a long answer that goes on and on and on"})
+	c := newClient(t, s, nil)
+	m := llm.NewMeter()
+	_, err := c.Stream(llm.WithMeter(context.Background(), m), llm.Request{Purpose: "generate", Messages: user("a question of some length")},
+		func(string) error { return errors.New("enough") })
+	if err == nil {
+		t.Fatal("no error")
+	}
+	if u := m.Snapshot(); u.Calls != 1 || u.PromptTokens == 0 || u.CompletionTokens == 0 {
+		t.Errorf("usage %+v: want the call and its estimated tokens", u)
+	}
+}
+
 func TestStreamCancelMidway(t *testing.T) {
 	s := llmtest.New(t)
 	s.Enqueue(llmtest.Reply{Chunks: []string{"a", "b"}, StallAfter: 1})
