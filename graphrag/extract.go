@@ -40,14 +40,14 @@ type extractedGraph struct {
 }
 
 type extractedEntity struct {
-	Name        string `json:"name" maxLength:"48"`
+	Name        string `json:"name" maxLength:"48" minLength:"1"`
 	Type        string `json:"type" maxLength:"24"`
 	Description string `json:"description,omitempty" maxLength:"80"`
 }
 
 type extractedRelation struct {
-	Source      string           `json:"source" maxLength:"48"`
-	Target      string           `json:"target" maxLength:"48"`
+	Source      string           `json:"source" maxLength:"48" minLength:"1"`
+	Target      string           `json:"target" maxLength:"48" minLength:"1"`
 	Type        string           `json:"type" maxLength:"24"`
 	Description string           `json:"description,omitempty" maxLength:"80"`
 	Values      []extractedValue `json:"values,omitempty" maxItems:"2"`

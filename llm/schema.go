@@ -63,8 +63,8 @@ func buildSchema(t reflect.Type) *schema {
 	return s
 }
 
-// addBounds copies the struct tags maxLength:"N" (a string, or each string of a list) and
-// maxItems:"N" (a list) of t's fields into the schema raw, which jsonschema.Definition has no fields
+// addBounds copies the struct tags minLength:"N" and maxLength:"N" (a string, or each string of a
+// list) and maxItems:"N" (a list) of t's fields into the schema raw, which jsonschema.Definition has no fields
 // for.
 func addBounds(raw json.RawMessage, t reflect.Type) (json.RawMessage, error) {
 	var doc any
@@ -114,7 +114,7 @@ func boundType(node any, t reflect.Type, defs map[string]any, depth int) (bool, 
 		if !f.IsExported() || name == "-" || !ok {
 			continue
 		}
-		for _, key := range []string{"maxLength", "maxItems"} {
+		for _, key := range []string{"minLength", "maxLength", "maxItems"} {
 			v := f.Tag.Get(key)
 			if v == "" {
 				continue
@@ -124,9 +124,9 @@ func boundType(node any, t reflect.Type, defs map[string]any, depth int) (bool, 
 				return false, fmt.Errorf("field %s: %s:%q is not a count", f.Name, key, v)
 			}
 			target := prop
-			if key == "maxLength" && (f.Type.Kind() == reflect.Slice || f.Type.Kind() == reflect.Array) {
+			if key != "maxItems" && (f.Type.Kind() == reflect.Slice || f.Type.Kind() == reflect.Array) {
 				if target, ok = prop["items"].(map[string]any); !ok { // a list of strings: each item
-					return false, fmt.Errorf("field %s: maxLength on a list without items", f.Name)
+					return false, fmt.Errorf("field %s: %s on a list without items", f.Name, key)
 				}
 			}
 			target[key] = n

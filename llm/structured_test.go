@@ -277,7 +277,7 @@ type boundedList struct {
 }
 
 type boundedItem struct {
-	Name string `json:"name" maxLength:"12"`
+	Name string `json:"name" minLength:"1" maxLength:"12"`
 	N    int    `json:"n"`
 }
 
@@ -305,6 +305,7 @@ func TestStructuredBoundsReachTheGrammarDialect(t *testing.T) {
 					Item struct {
 						Properties struct {
 							Name struct {
+								MinLength *int `json:"minLength"`
 								MaxLength *int `json:"maxLength"`
 							} `json:"name"`
 						} `json:"properties"`
@@ -326,8 +327,9 @@ func TestStructuredBoundsReachTheGrammarDialect(t *testing.T) {
 				t.Fatalf("schema %s: %v", raw, err)
 			}
 			p := sch.Properties
-			got := []*int{p.Items.MaxItems, sch.Defs.Item.Properties.Name.MaxLength, p.Notes.MaxItems, p.Notes.Items.MaxLength}
-			want := []int{3, 12, 2, 20}
+			name := sch.Defs.Item.Properties.Name
+			got := []*int{p.Items.MaxItems, name.MaxLength, p.Notes.MaxItems, p.Notes.Items.MaxLength, name.MinLength}
+			want := []int{3, 12, 2, 20, 1}
 			for i, g := range got {
 				switch {
 				case mode == llm.ModeJSONSchema && g != nil:
