@@ -17,7 +17,8 @@ import (
 
 // TestLocalModelsSmoke runs the product end to end against the real local models of deploy/models: ingest
 // two demo documents, check chunks, embeddings and extracted entities, ask one question, and check that a
-// streamed, cited answer comes back and that every structured call parsed. It runs only when
+// streamed, cited answer comes back and that every structured call parsed (the whole loop as installed,
+// and the loop with its judging steps off, whose answer does not depend on a 135M model's verdicts). It runs only when
 // HOPWISE_MODELS_ENV names the env file deploy/models/serve.sh printed (make test-local sets it).
 func TestLocalModelsSmoke(t *testing.T) {
 	envFile := os.Getenv("HOPWISE_MODELS_ENV")
@@ -120,14 +121,16 @@ func TestLocalModelsSmoke(t *testing.T) {
 		return final, tokens
 	}
 
-	// The whole loop, every step asked of the model (the local env switches the judging steps off): its
-	// structured answers must parse too, whatever they say.
-	extraEnv = []string{"AGENT_SKIP="}
-	if full, _ := ask(); full.Usage.Calls < 2 {
-		t.Errorf("the whole loop made %d model calls", full.Usage.Calls)
+	// As installed, the whole loop, every step asked of the model: its structured answers must parse,
+	// whatever they say, and the run must end with an answer or an honest refusal. Whether a 135M model
+	// grades the right passage useful is not what this test can hold it to.
+	full, _ := ask()
+	if full.Usage.Calls < 2 || strings.TrimSpace(full.Answer) == "" {
+		t.Errorf("the whole loop made %d model calls and answered %q", full.Usage.Calls, full.Answer)
 	}
-	// As installed: a streamed answer with its sources.
-	extraEnv = nil
+	// With the judging steps off (AGENT_SKIP, for models too small to judge), the answer does not depend
+	// on the model's verdicts: it must stream and come with its sources.
+	extraEnv = []string{"AGENT_SKIP=decide,grading,audit"}
 	final, tokens := ask()
 	if final.NotFound || final.Direct {
 		t.Fatalf("the loop did not answer from the documents (not found %v, direct %v)", final.NotFound, final.Direct)

@@ -177,11 +177,6 @@ def main() -> int:
         f"EMBED_MODEL={EMBED_ALIAS}\n"
         "LLM_STRUCTURED_MODE=json_object_schema\n"
         f"EMBED_DIM={dim}\n"
-        # A model this small cannot judge: it marks every passage useful and approves every answer
-        # (measured: 7 of 7 passages "useful", the money passage included, for the S-Bahn question).
-        # Hopwise then searches every question, keeps what retrieval ranks first, and matches the answer
-        # to its sources by wording. Set AGENT_SKIP= (empty) to run the whole loop anyway.
-        "AGENT_SKIP=decide,grading,audit\n"
     )
     (out_dir / "env").write_text(env, encoding="utf-8")
     print(f"[models] wrote {out_dir / 'server.json'}, {out_dir / 'server-embed.json'}, {out_dir / 'env'}")

@@ -142,8 +142,7 @@ LLM_MODEL=$(config_alias "$mdir/server.json")
 EMBED_BASE_URL=http://127.0.0.1:$embed_port/v1
 EMBED_MODEL=$(config_alias "$mdir/server-embed.json")
 LLM_STRUCTURED_MODE=json_object_schema
-EMBED_DIM=$dim
-AGENT_SKIP=decide,grading,audit"
+EMBED_DIM=$dim"
 if [ "$env_lines" != "$(cat "$mdir/env")" ]; then
   printf '%s\n' "$env_lines" >"$mdir/env"
 fi
