@@ -204,6 +204,7 @@ func generatedFiles() map[string][]byte {
 		"bad/docx-renamed.md":             sampleDOCX(),
 		"bad/encrypted-looking.pdf":       []byte("%PDF-1.4\n1 0 obj\n<<>>\nendobj\nstartxref\n9\n%%EOF\n"),
 		"bad/unterminated-hex-objstm.pdf": objStmHexPDF(),
+		"bad/cyclic-object-streams.pdf":   cyclicObjStmPDF(),
 	}
 }
 
@@ -235,6 +236,23 @@ func objStmHexPDF() []byte {
 		{dict: "<< /Type /Page /Parent 2 0 R /Contents 4 0 R >>"},
 		{stream: true, dict: "/Type /ObjStm /N 1 /First 4", data: []byte("5 0 <414243")},
 	}, "")
+}
+
+// cyclicObjStmPDF has only a cross-reference stream, whose entries say
+// that object 1 is inside object stream 2 and object 2 inside object
+// stream 1: the library recurses between them until the Go stack
+// overflows, a fatal error no recover catches.
+func cyclicObjStmPDF() []byte {
+	var b bytes.Buffer
+	b.WriteString("%PDF-1.5\n")
+	xrefAt := b.Len()
+	// /W [1 1 1]: type, field 2, field 3. Type 2 is "in object stream
+	// <field 2> at index <field 3>"; type 1 is "at byte offset <field 2>".
+	entries := []byte{0, 0, 0, 2, 2, 0, 2, 1, 0, 1, byte(xrefAt), 0}
+	fmt.Fprintf(&b, "3 0 obj\n<< /Type /XRef /Size 4 /W [1 1 1] /Root 1 0 R /Length %d >>\nstream\n", len(entries))
+	b.Write(entries)
+	fmt.Fprintf(&b, "\nendstream\nendobj\nstartxref\n%d\n%%%%EOF\n", xrefAt)
+	return b.Bytes()
 }
 
 func TestGeneratedFilesUpToDate(t *testing.T) {

@@ -72,7 +72,7 @@ var parsers = map[string]parser{
 	".markdown": parseMarkdown,
 	".html":     parseHTML,
 	".htm":      parseHTML,
-	".pdf":      parsePDF,
+	".pdf":      parsePDFInChild,
 	".docx":     parseDOCX,
 }
 
@@ -84,8 +84,19 @@ func Supported(filename string) bool {
 
 // Parse reads one document, choosing the format by the file name's extension
 // and checking that the content matches it. It reads at most lim.MaxBytes+1
-// bytes from r, once.
-func Parse(filename string, r io.Reader, lim Limits) (doc Document, err error) {
+// bytes from r, once. A PDF is read in a child process (see pdf_child.go), so
+// a file that crashes the PDF library fails alone.
+func Parse(filename string, r io.Reader, lim Limits) (Document, error) {
+	return parseFile(filename, r, lim, false)
+}
+
+// parseInProcess is Parse with every format read in this process: the fuzz
+// targets use it, as starting a process per input would be too slow.
+func parseInProcess(filename string, r io.Reader, lim Limits) (Document, error) {
+	return parseFile(filename, r, lim, true)
+}
+
+func parseFile(filename string, r io.Reader, lim Limits, inProcess bool) (doc Document, err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			doc, err = Document{}, fmt.Errorf("parse %s: %w", baseName(filename), recoveredError("panic", v, true))
@@ -93,6 +104,9 @@ func Parse(filename string, r io.Reader, lim Limits) (doc Document, err error) {
 	}()
 	ext := extension(filename)
 	p, ok := parsers[ext]
+	if ok && inProcess && ext == ".pdf" {
+		p = parsePDF
+	}
 	if !ok {
 		if ext == "" {
 			return Document{}, fmt.Errorf("parse %s: %w: no file extension", baseName(filename), ErrUnsupported)

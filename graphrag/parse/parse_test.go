@@ -230,6 +230,7 @@ var badFiles = map[string]error{
 	"cyclic-pages.pdf":            ErrMalformed,
 	"huge-xref-size.pdf":          ErrMalformed,
 	"unterminated-hex-objstm.pdf": ErrMalformed,
+	"cyclic-object-streams.pdf":   ErrMalformed,
 	"not-a-zip.docx":              ErrMalformed,
 	"not-a-zip-renamed.docx":      ErrMalformed,
 	"truncated.docx":              ErrMalformed,

@@ -11,20 +11,37 @@ import (
 	"github.com/ledongthuc/pdf"
 )
 
-// parsePDF extracts the text of every page. The PDF is held in memory once
-// (the library needs random access); decoded streams count against
-// lim.MaxInflated and pages against lim.MaxPages.
-func parsePDF(name string, r io.Reader, lim Limits) (doc Document, err error) {
-	data, err := readAll(r, lim.MaxBytes)
+// parsePDF extracts the text of every page in this process. The PDF is held
+// in memory once (the library needs random access); decoded streams count
+// against lim.MaxInflated and pages against lim.MaxPages. Parse does not
+// call it directly but through parsePDFInChild (pdf_child.go), because the
+// library can crash the process on crafted files.
+func parsePDF(_ string, r io.Reader, lim Limits) (Document, error) {
+	data, err := readPDF(r, lim)
 	if err != nil {
 		return Document{}, err
 	}
+	return parsePDFData(data, lim)
+}
+
+// readPDF reads a whole PDF and checks that it is not empty and starts
+// like one.
+func readPDF(r io.Reader, lim Limits) ([]byte, error) {
+	data, err := readAll(r, lim.MaxBytes)
+	if err != nil {
+		return nil, err
+	}
 	if len(bytes.TrimSpace(data)) == 0 {
-		return Document{}, fmt.Errorf("%w: empty file", ErrEmpty)
+		return nil, fmt.Errorf("%w: empty file", ErrEmpty)
 	}
 	if !bytes.HasPrefix(data, []byte("%PDF-")) {
-		return Document{}, fmt.Errorf("%w: not a PDF (no %%PDF- header)", ErrMalformed)
+		return nil, fmt.Errorf("%w: not a PDF (no %%PDF- header)", ErrMalformed)
 	}
+	return data, nil
+}
+
+// parsePDFData is parsePDF on bytes readPDF accepted; it may change data.
+func parsePDFData(data []byte, lim Limits) (doc Document, err error) {
 	if bytes.HasPrefix(data, []byte("%PDF-2.")) {
 		copy(data[5:], "1.7") // the library reads PDF 2.0 files but refuses their header
 	}
