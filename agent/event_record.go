@@ -5,7 +5,8 @@ import (
 	"time"
 )
 
-// recorder serialises events to the caller and keeps the trace (every event but tokens).
+// recorder serialises events to the caller and keeps the trace (every event but tokens; the final
+// answer's Result without its text, citations and trace).
 type recorder struct {
 	mu    sync.Mutex
 	emit  func(Event)
@@ -21,6 +22,11 @@ func (r *recorder) send(e Event) {
 	if e.Type != EventToken {
 		t := e
 		t.Result = nil
+		if e.Result != nil { // the verdicts stay with the trace (a stored turn's badges); the rest is stored apart
+			v := *e.Result
+			v.Answer, v.Citations, v.Trace = "", nil, nil
+			t.Result = &v
+		}
 		r.trace = append(r.trace, t)
 	}
 	if r.emit != nil {

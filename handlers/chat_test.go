@@ -68,6 +68,10 @@ func TestAskStreamsTheAnswerItsTraceAndStoresTheTurn(t *testing.T) {
 	if !strings.Contains(turn.Find(".answer").Text(), "600 EUR") {
 		t.Errorf("answer: %q", turn.Find(".answer").Text())
 	}
+	// The audit's verdict is shown on the finished turn (it was lost with the stored trace once).
+	if badges := turn.Find(".badge").Text(); !strings.Contains(badges, "checked against the sources") {
+		t.Errorf("badges %q: want the audit's verdict", badges)
+	}
 	cites := turn.Find("ol.citations > li")
 	if cites.Length() != 2 {
 		t.Fatalf("citations: %d", cites.Length())
@@ -274,5 +278,36 @@ func TestAnswersInFlightAreCapped(t *testing.T) {
 	}
 	if b.app.Model.ChatCalls() != 0 {
 		t.Error("the model was called before any stream opened")
+	}
+}
+
+// A model that writes no citation markers (the small local ones never do): the finished turn still lists
+// its sources, says they were matched by wording, and counts the statement no source supports.
+func TestAnswerWithoutMarkersShowsSourcesMatchedByWording(t *testing.T) {
+	b := newBrowser(t, webtest.Options{Demo: true, Answers: map[string]string{
+		"S-Bahn": "The S-Bahn lines S1 and S8 connect the airport with the central station every 10 minutes. " +
+			"The trains are painted gold and serve free champagne on board.",
+	}})
+	stream, _ := b.ask("Which S-Bahn lines connect Munich Airport with the central station?", "")
+	events := b.stream(stream)
+	last := events[len(events)-1]
+	if last.name != "done" {
+		t.Fatalf("last event %q", last.name)
+	}
+	turn := fragment(t, last.data).Find("article.turn")
+	if !strings.Contains(turn.Find(".answer").Text(), "every 10 minutes") || turn.Find(".answer a[href^='#cite-']").Length() == 0 {
+		t.Errorf("the answer has no citation link: %q", turn.Find(".answer").Text())
+	}
+	if cites := turn.Find("ol.citations > li"); cites.Length() == 0 || !strings.Contains(cites.Text(), "munich-travel-tips.md") {
+		t.Errorf("citations: %q", cites.Text())
+	}
+	badges := turn.Find(".badge").Text()
+	for _, want := range []string{"sources matched by wording", "1 statement not found in the sources"} {
+		if !strings.Contains(badges, want) {
+			t.Errorf("badges %q lack %q", badges, want)
+		}
+	}
+	if trace := turn.Find("details.trace").Text(); !strings.Contains(trace, "champagne") {
+		t.Errorf("the trace does not name the unsupported sentence:\n%s", trace)
 	}
 }

@@ -43,7 +43,9 @@ func (s *server) turnView(t graphrag.Turn) web.TurnView {
 	}
 	v.GraphURL = factsGraphURL(facts)
 	if result != nil {
-		v.Badges = badges(*result)
+		r := *result
+		r.Citations = cites // stored apart from the trace
+		v.Badges = badges(r)
 		if v.Cost == "" {
 			v.Cost = costText(&result.Usage)
 		}
