@@ -273,6 +273,10 @@ func (r *run) result() Result {
 	}
 	if r.st.audited {
 		res.Grounded, res.Useful = r.st.grounded, r.st.useful
+		// Hopwise's own check by wording outranks a model's "fully": small models approve anything.
+		if res.Grounded == GroundedFully && len(r.st.unmatched) > 0 {
+			res.Grounded = GroundedPartially
+		}
 	}
 	return res
 }

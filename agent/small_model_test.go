@@ -92,3 +92,22 @@ func TestSkipSwitchesOffNamedTechniquesAndRefusesUnknownOnes(t *testing.T) {
 		t.Errorf("err = %v, want the unknown name and the known ones", err)
 	}
 }
+
+// The whole loop with a model that approves everything: its "fully" does not stand against sentences that
+// no source supports by wording.
+func TestAuditCannotApproveWhatNoSourceSays(t *testing.T) {
+	m := newModel(t)
+	m.on(taskDecide, func(c call) llmtest.Reply { return decide(true) })
+	m.on(taskGrade, func(c call) llmtest.Reply {
+		return grades(c, "", "", func(it item) (bool, string) { return strings.Contains(it.Text, "S1 and S8"), "names the lines" })
+	})
+	m.on(taskGenerate, func(c call) llmtest.Reply {
+		return say("The S-Bahn lines S1 and S8 connect the airport with the central station every 10 minutes. " +
+			"The trains are painted gold and serve free champagne on board.")
+	})
+	m.on(taskAudit, func(c call) llmtest.Reply { return audit(agent.GroundedFully, true, "") })
+	res, _ := ask(t, m.agent(agent.Config{}, nil, nil), "Which S-Bahn lines connect Munich Airport with the central station?")
+	if res.Grounded != agent.GroundedPartially || len(res.Unmatched) != 1 {
+		t.Errorf("grounded %q, unmatched %q: want partially, with the champagne sentence", res.Grounded, res.Unmatched)
+	}
+}
