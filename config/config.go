@@ -37,6 +37,7 @@ type Config struct {
 	LLMConcurrency    int
 	LLMRetries        int
 	LLMMaxOutput      int
+	LLMFreqPenalty    float64 // frequency_penalty of streamed (free-text) answers; 0 sends none
 
 	WebSearch       string // off, searxng, tavily
 	WebSearchURL    string
@@ -136,6 +137,12 @@ func (c *Config) settings(lookup func(string) (string, bool)) []setting {
 				fs.DurationVar(p, name, c.duration(env, get("", env...), def), u)
 			}}
 	}
+	number := func(p *float64, flagName, usage string, def float64, env ...string) setting {
+		return setting{flag: flagName, env: env, usage: usage, show: func() string { return strconv.FormatFloat(*p, 'g', -1, 64) },
+			bind: func(fs *flag.FlagSet, name, u, _ string) {
+				fs.Float64Var(p, name, c.float(env, get("", env...), def), u)
+			}}
+	}
 	boolean := func(p *bool, flagName, usage string, def bool, env ...string) setting {
 		return setting{flag: flagName, env: env, usage: usage, show: func() string { return strconv.FormatBool(*p) },
 			bind: func(fs *flag.FlagSet, name, u, _ string) {
@@ -166,6 +173,8 @@ func (c *Config) settings(lookup func(string) (string, bool)) []setting {
 		integer(&c.LLMConcurrency, "llm-concurrency", "model calls in flight at once, process-wide", 4, "LLM_CONCURRENCY"),
 		integer(&c.LLMRetries, "llm-retries", "retries of a failed model call (429, 5xx, timeouts)", 4, "LLM_RETRIES"),
 		integer(&c.LLMMaxOutput, "llm-max-output-tokens", "longest answer of one model call", 2048, "LLM_MAX_OUTPUT_TOKENS"),
+		number(&c.LLMFreqPenalty, "llm-frequency-penalty", "frequency_penalty of written answers, -2 to 2 (0: none sent; "+
+			"small local models loop less at 0.5); never of JSON answers", 0, "LLM_FREQUENCY_PENALTY"),
 
 		str(&c.WebSearch, "web-search", "web search fallback: off, searxng, tavily", "off", "WEB_SEARCH"),
 		str(&c.WebSearchURL, "web-search-url", "web search endpoint", "", "WEB_SEARCH_URL"),
@@ -277,6 +286,18 @@ func (c *Config) duration(env []string, s string, def time.Duration) time.Durati
 	v, err := time.ParseDuration(strings.TrimSpace(s))
 	if err != nil {
 		c.bad(env, s, "a duration such as 90s or 2m")
+		return def
+	}
+	return v
+}
+
+func (c *Config) float(env []string, s string, def float64) float64 {
+	if s == "" {
+		return def
+	}
+	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil || v < -2 || v > 2 {
+		c.bad(env, s, "a number from -2 to 2")
 		return def
 	}
 	return v

@@ -78,6 +78,8 @@ func TestInvalid(t *testing.T) {
 	}{
 		{"bad number", map[string]string{"AGENT_MAX_LOOPS": "many"}, "AGENT_MAX_LOOPS"},
 		{"bad duration", map[string]string{"LLM_TIMEOUT": "soon"}, "LLM_TIMEOUT"},
+		{"penalty out of range", map[string]string{"LLM_FREQUENCY_PENALTY": "3"}, "LLM_FREQUENCY_PENALTY=\"3\" is not a number from -2 to 2"},
+		{"penalty not a number", map[string]string{"LLM_FREQUENCY_PENALTY": "some"}, "LLM_FREQUENCY_PENALTY"},
 		{"bad mode", map[string]string{"LLM_STRUCTURED_MODE": "xml"}, "LLM_STRUCTURED_MODE"},
 		{"searxng without url", map[string]string{"WEB_SEARCH": "searxng"}, "WEB_SEARCH_URL"},
 		{"unknown provider", map[string]string{"WEB_SEARCH": "bing"}, "WEB_SEARCH"},

@@ -52,6 +52,9 @@ type Config struct {
 	// Temperature is used by Chat and Stream when a Request does not set one;
 	// Structured uses 0 unless the Request sets one.
 	Temperature float32
+	// FrequencyPenalty is sent with Stream's free-text answers when not 0 (small models repeat
+	// themselves); never with structured answers, whose JSON repeats keys by design.
+	FrequencyPenalty float32
 
 	BackoffBase time.Duration // first backoff ceiling, default 500ms
 	BackoffMax  time.Duration // backoff ceiling, default 20s

@@ -2,9 +2,11 @@ package llm
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
@@ -23,6 +25,9 @@ func (c *Client) Stream(ctx context.Context, req Request, onDelta func(delta str
 		onDelta = func(string) error { return nil }
 	}
 	oreq, patch := c.chatRequest(req, c.cfg.Temperature, format{})
+	if c.cfg.FrequencyPenalty != 0 && !reasoningModel(c.cfg.Model) {
+		patch["frequency_penalty"] = json.RawMessage(strconv.FormatFloat(float64(c.cfg.FrequencyPenalty), 'g', -1, 32))
+	}
 	oreq.Stream = true
 	oreq.StreamOptions = &openai.StreamOptions{IncludeUsage: true}
 	var resp Response

@@ -2,6 +2,7 @@ package llm_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -150,5 +151,32 @@ func TestStreamErrorStatus(t *testing.T) {
 	_, _, err := collect(context.Background(), newClient(t, s, nil), llm.Request{Purpose: "generate", Messages: user("q")})
 	if !errors.Is(err, llm.ErrQuota) || s.ChatCalls() != 1 {
 		t.Fatalf("err = %v after %d calls, want ErrQuota after 1", err, s.ChatCalls())
+	}
+}
+
+// The frequency penalty (small local models loop) goes with written answers only: a structured answer's
+// JSON repeats its keys by design.
+func TestFrequencyPenaltyOnlyForWrittenAnswers(t *testing.T) {
+	s := llmtest.New(t)
+	s.Enqueue(llmtest.Reply{Content: "an answer"}, llmtest.Reply{Content: goodVerdict})
+	c := newClient(t, s, func(c *llm.Config) { c.FrequencyPenalty = 0.5 })
+	if _, err := c.Stream(context.Background(), llm.Request{Purpose: "generate", Messages: user("q")}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := llm.Structured[verdict](context.Background(), c, llm.Request{Messages: user("g")}); err != nil {
+		t.Fatal(err)
+	}
+	penalty := func(i int) any {
+		var body map[string]any
+		if err := json.Unmarshal(s.Requests()[i].Body, &body); err != nil {
+			t.Fatal(err)
+		}
+		return body["frequency_penalty"]
+	}
+	if got := penalty(0); got != 0.5 {
+		t.Errorf("streamed answer: frequency_penalty = %v, want 0.5", got)
+	}
+	if got := penalty(1); got != nil {
+		t.Errorf("structured answer: frequency_penalty = %v, want none", got)
 	}
 }
