@@ -84,10 +84,44 @@ func extractJSON(raw string, open byte) (string, error) {
 		s = s[i:]
 	}
 	var value json.RawMessage
-	if err := json.NewDecoder(strings.NewReader(s)).Decode(&value); err != nil {
+	if err := json.NewDecoder(strings.NewReader(escapeControls(s))).Decode(&value); err != nil {
 		return "", fmt.Errorf("invalid JSON: %w", err)
 	}
 	return string(value), nil
+}
+
+// escapeControls escapes the raw control characters (a line break, a tab) that some servers' grammars let
+// a model write inside a JSON string, which JSON forbids; everything else is left as it is.
+func escapeControls(s string) string {
+	var b strings.Builder
+	in, esc := false, false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case !in:
+			in = c == '"'
+		case esc:
+			esc = false
+		case c == '\\':
+			esc = true
+		case c == '"':
+			in = false
+		case c < 0x20:
+			if b.Len() == 0 {
+				b.Grow(len(s) + 16)
+				b.WriteString(s[:i])
+			}
+			fmt.Fprintf(&b, "\\u%04x", c)
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte(c)
+		}
+	}
+	if b.Len() == 0 {
+		return s
+	}
+	return b.String()
 }
 
 // fenced returns the body of the first ``` fence; an unclosed fence runs to the end.

@@ -108,3 +108,20 @@ func FuzzDecodeJSON(f *testing.F) {
 		_, _ = llm.DecodeJSON[[]entity](raw)
 	})
 }
+
+// llama-cpp-python's grammar let the local model write a raw line break inside a string (a grading answer
+// was repaired twice over it); JSON forbids it, the answer is still read, and its text keeps the break.
+func TestDecodeJSONRawControlCharactersInStrings(t *testing.T) {
+	raw := "{\"relevant\": true, \"reason\": \"line one\nline\ttwo \\\"quoted\\\"\", \"grade\": \"high\"}"
+	v, err := llm.DecodeJSON[verdict](raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Reason != "line one\nline\ttwo \"quoted\"" {
+		t.Errorf("reason = %q", v.Reason)
+	}
+	// Outside strings a line break is whitespace and stays valid.
+	if _, err := llm.DecodeJSON[verdict]("{\n\"relevant\": false,\n\"reason\": \"x\", \"grade\": \"low\"\n}"); err != nil {
+		t.Error(err)
+	}
+}
