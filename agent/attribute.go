@@ -61,7 +61,8 @@ func attribute(answer string, srcs []source) (attribution, bool) {
 			b.WriteString(sent)
 			continue
 		}
-		if bestShared >= minShared && 2*bestShared >= len(ws) {
+		supported := bestShared >= minShared && 2*bestShared >= len(ws)
+		if supported {
 			b.WriteString(insertMarker(text, best) + trail)
 			if !slices.Contains(out.matched, best) {
 				out.matched = append(out.matched, best)
@@ -69,7 +70,7 @@ func attribute(answer string, srcs []source) (attribution, bool) {
 		} else {
 			b.WriteString(sent)
 		}
-		if bestShared < minShared || 2*bestShared < len(ws) || inventsNumber(ws, numbers) {
+		if !supported || inventsNumber(ws, numbers) {
 			out.unmatched = append(out.unmatched, strings.TrimSpace(text))
 		}
 	}
