@@ -36,20 +36,38 @@ func DefaultTechniques() Techniques {
 	return Techniques{Decide: true, MultiQuery: true, Graph: true, Grading: true, Audit: true, WebFallback: true, Rerank: true}
 }
 
+// flags pairs each technique's name (for AGENT_SKIP and the evaluation's ablations) with its switch.
+func (t *Techniques) flags() []struct {
+	name string
+	on   *bool
+} {
+	return []struct {
+		name string
+		on   *bool
+	}{
+		{"decide", &t.Decide}, {"graph", &t.Graph}, {"multiquery", &t.MultiQuery}, {"hyde", &t.HyDE},
+		{"grading", &t.Grading}, {"audit", &t.Audit}, {"web", &t.WebFallback}, {"rerank", &t.Rerank},
+	}
+}
+
 // TechniqueNames name the techniques for configuration (AGENT_SKIP) and the evaluation's ablations.
-var TechniqueNames = []string{"decide", "graph", "multiquery", "hyde", "grading", "audit", "web", "rerank"}
+var TechniqueNames = func() []string {
+	var names []string
+	for _, f := range new(Techniques).flags() {
+		names = append(names, f.name)
+	}
+	return names
+}()
 
 // Set switches the technique called name on or off.
 func (t *Techniques) Set(name string, on bool) error {
-	flag := map[string]*bool{
-		"decide": &t.Decide, "graph": &t.Graph, "multiquery": &t.MultiQuery, "hyde": &t.HyDE,
-		"grading": &t.Grading, "audit": &t.Audit, "web": &t.WebFallback, "rerank": &t.Rerank,
-	}[strings.ToLower(strings.TrimSpace(name))]
-	if flag == nil {
-		return fmt.Errorf("unknown technique %q; known: %s", name, strings.Join(TechniqueNames, ", "))
+	for _, f := range t.flags() {
+		if f.name == strings.ToLower(strings.TrimSpace(name)) {
+			*f.on = on
+			return nil
+		}
 	}
-	*flag = on
-	return nil
+	return fmt.Errorf("unknown technique %q; known: %s", name, strings.Join(TechniqueNames, ", "))
 }
 
 // Skip switches off each technique of a comma-separated list ("" switches off none).

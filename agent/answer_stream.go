@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"strings"
-	"unicode"
 
 	"github.com/hopwise/hopwise/llm"
 )
@@ -78,10 +77,7 @@ func (g *repeatGuard) kept() string {
 
 // sentenceWords is a sentence's words, lower-cased, without citation markers and punctuation.
 func sentenceWords(sentence string) []string {
-	sentence = citeMarker.ReplaceAllString(sentence, " ")
-	return strings.FieldsFunc(strings.ToLower(sentence), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
-	})
+	return lowerWords(citeMarker.ReplaceAllString(sentence, " "))
 }
 
 // nodeOf names the step of a streamed call.

@@ -128,14 +128,19 @@ func sentences(text string) []string {
 	return out
 }
 
+// lowerWords splits text into lower-cased runs of letters and digits.
+func lowerWords(text string) []string {
+	return strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	})
+}
+
 // contentWords are the lower-cased words of text that carry meaning: numbers, and words of three letters
 // or more that are not among the commonest English words. Each appears once.
 func contentWords(text string) []string {
 	var out []string
 	seen := map[string]bool{}
-	for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
-	}) {
+	for _, w := range lowerWords(text) {
 		if seen[w] || stopWords[w] || (len([]rune(w)) < 3 && !isNumber(w)) {
 			continue
 		}
