@@ -14,11 +14,15 @@ type Verdict struct {
 	Correct  bool `json:"correct"`
 	Refusal  bool `json:"refusal"`   // the answer declines (see IsRefusal)
 	WebCited bool `json:"web_cited"` // the answer cites a web page
+	// Hedged: the answer's first sentence holds a string of answer_must_not_contain (it names a wrong
+	// tier or both alternatives), so it is not correct whatever else it says.
+	Hedged bool `json:"hedged,omitempty"`
 }
 
 // Judge scores an answer against its question:
-//   - factual, exact_id and multi_hop: correct when the answer is no refusal and contains, for every group
-//     of answer_must_contain, one of its strings (see Mentions);
+//   - factual, exact_id and multi_hop: correct when the answer is no refusal, contains, for every group
+//     of answer_must_contain, one of its strings (see Mentions), and its first sentence holds none of the
+//     strings of answer_must_not_contain (an answer that opens with every option has not chosen);
 //   - out_of_corpus: correct when the answer is a refusal or cites a web page (the web fallback answered);
 //   - unanswerable: correct only when the answer is a refusal: nothing can answer these, so an answer
 //     citing the web is a guess.
@@ -35,9 +39,19 @@ func Judge(q Question, res agent.Result) Verdict {
 	case Unanswerable:
 		v.Correct = v.Refusal
 	default:
-		v.Correct = !v.Refusal && mentionsAll(res.Answer, q.AnswerMustContain)
+		v.Hedged = mentionsAny(opening(res.Answer), q.AnswerMustNotContain)
+		v.Correct = !v.Refusal && !v.Hedged && mentionsAll(res.Answer, q.AnswerMustContain)
 	}
 	return v
+}
+
+func mentionsAny(text string, needles []string) bool {
+	for _, s := range needles {
+		if Mentions(text, s) {
+			return true
+		}
+	}
+	return false
 }
 
 func mentionsAll(answer string, groups [][]string) bool {

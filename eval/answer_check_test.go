@@ -66,6 +66,8 @@ func TestIsRefusal(t *testing.T) {
 
 func TestJudge(t *testing.T) {
 	factual := Question{Category: Factual, AnswerMustContain: [][]string{{"Lena Vogt"}, {"Arjun Mehta"}}}
+	tiers := Question{Category: MultiHop, AnswerMustContain: [][]string{{"600"}}, AnswerMustNotContain: []string{"250", "400"}}
+	yesNo := Question{Category: MultiHop, AnswerMustContain: [][]string{{"no", "not covered"}}, AnswerMustNotContain: []string{"yes"}}
 	outside := Question{Category: OutOfCorpus}
 	nobody := Question{Category: Unanswerable}
 	web := []agent.Citation{{N: 1, Kind: agent.KindWeb, URL: "https://example.org"}}
@@ -78,6 +80,11 @@ func TestJudge(t *testing.T) {
 		{"every group", factual, agent.Result{Answer: "Lena Vogt and Arjun Mehta [1]."}, Verdict{Correct: true}},
 		{"one group missing", factual, agent.Result{Answer: "Lena Vogt [1]."}, Verdict{}},
 		{"refusal holding the words", factual, agent.Result{Answer: "The documents do not say whether Lena Vogt or Arjun Mehta did.", NotFound: true}, Verdict{Refusal: true}},
+		{"tier chosen", tiers, agent.Result{Answer: "You can receive 600 EUR [1], because the flight is 5,921 km [2]. Shorter flights get 250 or 400 EUR."}, Verdict{Correct: true}},
+		{"every tier in the first sentence", tiers, agent.Result{Answer: "You can receive 250, 400 or 600 EUR depending on the distance [1]."}, Verdict{Hedged: true}},
+		{"a forbidden string inside a number does not count", tiers, agent.Result{Answer: "600 EUR for 2500 km or more [1]."}, Verdict{Correct: true}},
+		{"yes and no", yesNo, agent.Result{Answer: "Yes and no: it depends [1]."}, Verdict{Hedged: true}},
+		{"no alone", yesNo, agent.Result{Answer: "No, EU261 does not apply [1]. Had it been yes, ..."}, Verdict{Correct: true}},
 		{"outside: refusal", outside, agent.Result{NotFound: true}, Verdict{Correct: true, Refusal: true}},
 		{"outside: web answer", outside, agent.Result{Answer: "About 1.5 million [1].", Citations: web}, Verdict{Correct: true, WebCited: true}},
 		{"outside: guess", outside, agent.Result{Answer: "About 1.5 million."}, Verdict{}},

@@ -28,6 +28,9 @@ type Question struct {
 	Question string `json:"question"`
 	// AnswerMustContain lists groups of strings: a correct answer contains one string of every group.
 	AnswerMustContain [][]string `json:"answer_must_contain"`
+	// AnswerMustNotContain lists strings the answer's first sentence must not hold: an answer that opens
+	// with every tier ("250, 400 or 600 EUR") or with both "yes" and "no" has not chosen.
+	AnswerMustNotContain []string `json:"answer_must_not_contain"`
 	// GoldDocs names the documents (file names) whose facts the answer needs.
 	GoldDocs []string `json:"gold_docs"`
 }

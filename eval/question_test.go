@@ -11,7 +11,7 @@ func TestReadSet(t *testing.T) {
 		wantN    int
 		wantErr  string
 	}{
-		{"two questions and a blank line", `{"id":"F01","category":"factual","question":"Q?","answer_must_contain":[["250"]],"gold_docs":["a.md"]}
+		{"two questions and a blank line", `{"id":"F01","category":"factual","question":"Q?","answer_must_contain":[["250"]],"gold_docs":["a.md"],"answer_must_not_contain":["400","600"]}
 
 {"id":"U01","category":"unanswerable","question":"Q2?","answer_must_contain":[],"gold_docs":[]}`, 2, ""},
 		{"bad JSON", `{"id":`, 0, "line 1"},
@@ -30,7 +30,7 @@ func TestReadSet(t *testing.T) {
 			if err != nil || len(got) != tc.wantN {
 				t.Fatalf("got %d questions, err %v; want %d", len(got), err, tc.wantN)
 			}
-			if got[0].AnswerMustContain[0][0] != "250" || got[0].GoldDocs[0] != "a.md" || got[1].Category != Unanswerable {
+			if got[0].AnswerMustContain[0][0] != "250" || got[0].GoldDocs[0] != "a.md" || len(got[0].AnswerMustNotContain) != 2 || got[1].Category != Unanswerable {
 				t.Errorf("fields not read: %+v", got)
 			}
 		})
