@@ -61,6 +61,10 @@ type Config struct {
 	UploadPerMinute  int
 	IngestWorkers    int
 
+	PublicHost string // names served besides the loopback names, comma-separated (DNS rebinding guard)
+	Secret     string // signs CSRF tokens; empty: a random one per process
+	MaxConns   int    // connections served at once
+
 	envErrs []string // environment values that did not parse
 }
 
@@ -198,6 +202,12 @@ func (c *Config) settings(lookup func(string) (string, bool)) []setting {
 		integer(&c.AskPerMinute, "ask-per-minute", "questions per client per minute", 20, "HOPWISE_ASK_PER_MINUTE"),
 		integer(&c.UploadPerMinute, "upload-per-minute", "upload requests per client per minute", 30, "HOPWISE_UPLOAD_PER_MINUTE"),
 		integer(&c.IngestWorkers, "ingest-workers", "documents ingested at once", 2, "HOPWISE_INGEST_WORKERS"),
+
+		str(&c.PublicHost, "public-host", "names (host or host:port, comma-separated) the web app answers to besides "+
+			"localhost and loopback addresses; any other Host header gets 421", "", "HOPWISE_PUBLIC_HOST"),
+		secret(&c.Secret, "secret", "secret that signs the pages' CSRF tokens; set the same one on every serve "+
+			"process behind a load balancer (empty: random at each start)", "HOPWISE_SECRET"),
+		integer(&c.MaxConns, "max-conns", "connections served at once; more wait to be accepted", 512, "HOPWISE_MAX_CONNS"),
 	}
 }
 

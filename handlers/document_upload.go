@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"path/filepath"
 
-	"github.com/hopwise/hopwise/graphrag"
 	"github.com/hopwise/hopwise/graphrag/parse"
 	"github.com/hopwise/hopwise/web"
 	"github.com/labstack/echo/v4"
@@ -38,6 +37,9 @@ func (s *server) receiveFiles(c echo.Context) ([]uploaded, int, error) {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) || errors.Is(err, multipart.ErrMessageTooLarge) {
 			return nil, 0, &http.MaxBytesError{Limit: s.Limits.MaxRequestBytes}
+		}
+		if errors.Is(err, errSlowBody) {
+			return nil, 0, echo.NewHTTPError(http.StatusRequestTimeout, "The upload arrived too slowly and was stopped. Please try again on a better connection.")
 		}
 		return nil, 0, echo.NewHTTPError(http.StatusBadRequest, "The upload could not be read: it was cut off or is not a valid form.")
 	}
@@ -92,8 +94,6 @@ func (s *server) submitFile(c echo.Context, fh *multipart.FileHeader) uploaded {
 	case errors.Is(err, parse.ErrTooLarge):
 		u.Message = fmt.Sprintf("This file is larger than the limit of %s.", web.Bytes(s.Limits.MaxUploadBytes))
 		u.tooLarge = true
-	case errors.Is(err, graphrag.ErrQueueFull):
-		u.Message = "Too many files are waiting to be read. Please upload this one again in a few minutes."
 	case err != nil:
 		s.Logger.Error("upload: submit", "name", name, "err", err)
 		u.Message = "This file could not be stored. Please try again; if it keeps failing, check the Status page."

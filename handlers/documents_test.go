@@ -107,6 +107,7 @@ func TestUploadOverTheLimitIs413(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			rec := httptest.NewRecorder()
 			req := httptest.NewRequest(http.MethodPost, "/api/documents", strings.NewReader(tt.body))
+			req.Host = "127.0.0.1"
 			req.Header.Set("Content-Type", tt.ctype)
 			if tt.contentLength != 0 {
 				req.ContentLength = tt.contentLength

@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -50,43 +49,6 @@ func limitBodies(uploadLimit int64) echo.MiddlewareFunc {
 
 func isUpload(c echo.Context) bool {
 	return c.Request().Method == http.MethodPost && (c.Path() == "/documents" || c.Path() == "/api/documents")
-}
-
-const csrfContextKey = "csrf"
-
-// csrfProtection guards every state-changing request. Browsers are judged by Sec-Fetch-Site (cross-site
-// requests are refused), otherwise the token from the SameSite=Strict cookie must come back in the
-// X-CSRF-Token header, the _csrf query parameter or (except for uploads, whose bodies are not parsed
-// before the check) the _csrf form field. Scripts calling /api/ without any browser header (no Origin, no
-// Sec-Fetch-Site, no cookie) carry no ambient credentials and are let through. Every refusal is a 403.
-func csrfProtection() echo.MiddlewareFunc {
-	cfg := middleware.CSRFConfig{
-		TokenLookup:    "header:X-CSRF-Token,query:_csrf,form:_csrf",
-		ContextKey:     csrfContextKey,
-		CookieName:     "hopwise_csrf",
-		CookiePath:     "/",
-		CookieHTTPOnly: true,
-		CookieSameSite: http.SameSiteStrictMode,
-		ErrorHandler: func(err error, c echo.Context) error {
-			return echo.NewHTTPError(http.StatusForbidden, "This request was refused because it did not come from a Hopwise page (CSRF check). Reload the page and try again.")
-		},
-	}
-	cfg.Skipper = func(c echo.Context) bool { return isScriptAPICall(c) || isUpload(c) }
-	standard := middleware.CSRFWithConfig(cfg)
-	upload := cfg
-	upload.TokenLookup = "header:X-CSRF-Token,query:_csrf"
-	upload.Skipper = func(c echo.Context) bool { return isScriptAPICall(c) || !isUpload(c) }
-	uploads := middleware.CSRFWithConfig(upload)
-	return func(next echo.HandlerFunc) echo.HandlerFunc { return standard(uploads(next)) }
-}
-
-// isScriptAPICall reports an /api/ request that no browser sent.
-func isScriptAPICall(c echo.Context) bool {
-	r := c.Request()
-	if !strings.HasPrefix(r.URL.Path, "/api/") {
-		return false
-	}
-	return r.Header.Get("Origin") == "" && r.Header.Get("Sec-Fetch-Site") == "" && r.Header.Get("Cookie") == ""
 }
 
 // rateLimit allows perMinute requests per client address and minute, with bursts of that size; more get 429.

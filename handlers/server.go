@@ -4,13 +4,16 @@ package handlers
 
 import (
 	"cmp"
+	"crypto/rand"
 	"log/slog"
+	"net"
 	"net/http"
 	"time"
 
 	"github.com/hopwise/hopwise/urlfetch"
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
+	"golang.org/x/net/netutil"
 )
 
 // Limits protect the server and the model budget from oversized or too many requests.
@@ -21,6 +24,10 @@ type Limits struct {
 	AskPerMinute     int // questions per client
 	UploadPerMinute  int // upload requests per client
 	MaxRunning       int // answers being written at once, all clients together (default 8)
+	// A request body must arrive at MinBodyRate bytes a second on average after BodyGrace (defaults
+	// 1 KiB/s after 10 s), or its connection is closed.
+	MinBodyRate int64
+	BodyGrace   time.Duration
 }
 
 func (l Limits) withDefaults() Limits {
@@ -30,6 +37,8 @@ func (l Limits) withDefaults() Limits {
 	l.AskPerMinute = cmp.Or(l.AskPerMinute, 20)
 	l.UploadPerMinute = cmp.Or(l.UploadPerMinute, 30)
 	l.MaxRunning = cmp.Or(l.MaxRunning, 8)
+	l.MinBodyRate = cmp.Or(l.MinBodyRate, 1<<10)
+	l.BodyGrace = cmp.Or(l.BodyGrace, 10*time.Second)
 	return l
 }
 
@@ -44,6 +53,11 @@ type Deps struct {
 	// URLFetch bounds the pages added by address. Zero fields take urlfetch's defaults, except MaxBytes,
 	// which is at most MaxUploadBytes; Allow stays empty outside tests.
 	URLFetch urlfetch.Options
+	// PublicHosts are the names (with or without a port) this server answers to besides the loopback
+	// names; any other Host header gets 421 (DNS rebinding).
+	PublicHosts []string
+	// Secret signs the CSRF tokens; empty: a random secret for this process (tokens end with it).
+	Secret []byte
 	// Closing is closed when the server starts shutting down: progress streams end at once so that
 	// shutdown waits only for answers being written.
 	Closing <-chan struct{}
@@ -62,6 +76,10 @@ func New(d Deps) *echo.Echo {
 		d.Logger = slog.New(slog.DiscardHandler)
 	}
 	d.URLFetch.MaxBytes = cmp.Or(d.URLFetch.MaxBytes, min(urlfetch.DefaultMaxBytes, d.Limits.MaxUploadBytes))
+	if len(d.Secret) == 0 {
+		d.Secret = make([]byte, 32)
+		_, _ = rand.Read(d.Secret)
+	}
 	if d.Closing == nil {
 		d.Closing = make(chan struct{})
 	}
@@ -75,9 +93,11 @@ func New(d Deps) *echo.Echo {
 	e.HTTPErrorHandler = s.respondError
 	e.Use(middleware.Recover())
 	e.Use(requestLog(d.Logger))
+	e.Use(hostAllowList(d.PublicHosts))
 	e.Use(securityHeaders)
+	e.Use(slowBodyGuard(d.Limits.MinBodyRate, d.Limits.BodyGrace))
 	e.Use(limitBodies(d.Limits.MaxRequestBytes))
-	e.Use(csrfProtection())
+	e.Use(csrfProtection(d.Secret))
 	s.routes(e)
 	return e
 }
@@ -133,6 +153,20 @@ func NewHTTPServer(addr string, h http.Handler) *http.Server {
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    64 << 10,
 	}
+}
+
+// DefaultMaxConns is how many connections Listen serves at once when not told.
+const DefaultMaxConns = 512
+
+// Listen listens on addr and serves at most maxConns connections at once (DefaultMaxConns when not
+// positive): the others wait in the kernel's backlog until one closes, so a flood of idle or slow
+// connections cannot exhaust the process's file descriptors or memory.
+func Listen(addr string, maxConns int) (net.Listener, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	return netutil.LimitListener(ln, cmp.Or(max(maxConns, 0), DefaultMaxConns)), nil
 }
 
 func requestLog(logger *slog.Logger) echo.MiddlewareFunc {

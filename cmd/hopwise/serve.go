@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/hopwise/hopwise/agent"
@@ -44,9 +45,10 @@ func serve(ctx context.Context, e *env, cfg *config.Config, logger *slog.Logger,
 			MaxUploadBytes: cfg.MaxUploadBytes, MaxRequestBytes: cfg.MaxRequestBytes, MaxQuestionChars: cfg.MaxQuestionChars,
 			AskPerMinute: cfg.AskPerMinute, UploadPerMinute: cfg.UploadPerMinute,
 		},
+		PublicHosts: strings.Split(cfg.PublicHost, ","), Secret: []byte(cfg.Secret),
 		Closing: closing,
 	})
-	ln, err := net.Listen("tcp", cfg.Addr)
+	ln, err := handlers.Listen(cfg.Addr, cfg.MaxConns)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", cfg.Addr, err)
 	}

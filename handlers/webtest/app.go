@@ -28,6 +28,7 @@ type Options struct {
 	Answers      map[string]string // question substring -> answer markdown the model writes
 	Logger       *slog.Logger
 	URLFetch     urlfetch.Options // Allow lets pages be added from a test server on 127.0.0.1
+	PublicHosts  []string         // names served besides the loopback names
 	// Demo starts from a copy of a store that already holds the demo corpus, ingested once per test binary.
 	Demo bool
 }
@@ -78,7 +79,7 @@ func New(t testing.TB, opt Options) *App {
 	a.Handler = handlers.New(handlers.Deps{
 		Logger: logger, Status: func(context.Context) handlers.Status { return status() },
 		Store: store, Ingester: ingester, Chat: agent.NewChat(ag, store), Limits: opt.Limits, Closing: a.closing,
-		URLFetch: opt.URLFetch,
+		URLFetch: opt.URLFetch, PublicHosts: opt.PublicHosts,
 	})
 	t.Cleanup(func() {
 		a.Close()
