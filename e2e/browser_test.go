@@ -55,7 +55,8 @@ func startServer(t *testing.T, app *webtest.App) string {
 	return "http://" + ln.Addr().String()
 }
 
-func newSession(t *testing.T, base string) *session {
+// newSession starts Chromium with the flags of every test, and extra ones (--host-resolver-rules).
+func newSession(t *testing.T, base string, extra ...chromedp.ExecAllocatorOption) *session {
 	t.Helper()
 	if _, err := os.Stat(chromium); err != nil {
 		t.Skipf("end-to-end tests need Debian's chromium at %s (apt-get install -y chromium): %v", chromium, err)
@@ -71,6 +72,7 @@ func newSession(t *testing.T, base string) *session {
 		chromedp.UserDataDir(t.TempDir()),
 		chromedp.WindowSize(1280, 900),
 	)
+	opts = append(opts, extra...)
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelCtx := chromedp.NewContext(allocCtx)
 	ctx, cancelTimeout := context.WithTimeout(ctx, 110*time.Second)

