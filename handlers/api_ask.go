@@ -34,12 +34,18 @@ func (s *server) apiAsk(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	release, ok := s.runs.acquire()
+	if !ok {
+		return errTooBusy
+	}
+	defer release()
 	convID, err := s.conversationFor(ctx, req.ConversationID, q)
 	if err != nil {
 		return err
 	}
 	if !strings.Contains(c.Request().Header.Get(echo.HeaderAccept), "text/event-stream") {
 		turn, res, err := s.Chat.Ask(ctx, convID, q, func(agent.Event) {})
+		release() // before the answer is sent: a client that asks again at once finds the place free
 		if err != nil && turn.ID == "" {
 			return err
 		}
@@ -63,6 +69,7 @@ func (s *server) apiAsk(c echo.Context) error {
 			b, _ := json.Marshal(ev)
 			_ = sse.send(string(ev.Type), string(b))
 		case r := <-done:
+			release()
 			for len(events) > 0 {
 				ev := <-events
 				b, _ := json.Marshal(ev)

@@ -27,22 +27,33 @@ func (s *server) chatAsk(c echo.Context) error {
 		return err
 	}
 	if !isHTMX(c) {
-		if _, _, err := s.Chat.Ask(ctx, convID, q, func(agent.Event) {}); err != nil && ctx.Err() == nil {
+		release, ok := s.runs.acquire()
+		if !ok {
+			return errTooBusy
+		}
+		defer release()
+		_, _, err := s.Chat.Ask(ctx, convID, q, func(agent.Event) {})
+		release()
+		if err != nil && ctx.Err() == nil {
 			s.Logger.Warn("chat: answer without javascript", "conversation", convID, "err", err)
 		}
 		return redirect(c, "/?c="+convID)
 	}
 	r, ok := s.runs.add(convID, q)
 	if !ok {
-		return echo.NewHTTPError(http.StatusServiceUnavailable, "Hopwise is answering many questions right now. Please ask again in a minute.")
+		return errTooBusy
 	}
 	convs, err := s.conversationLinks(ctx, convID)
 	if err != nil {
 		return err
 	}
+	convs, _ = pageOf(convs, 1, nil, "/", "cp", "Conversations")
 	c.Response().Header().Set("HX-Push-Url", "/?c="+convID)
 	return render(c, http.StatusOK, web.Asked(web.TurnView{Running: true, RunID: r.id, Question: q}, convID, convs, csrfToken(c)))
 }
+
+// errTooBusy refuses a question when the cap of answers being written is reached.
+var errTooBusy = echo.NewHTTPError(http.StatusServiceUnavailable, "Hopwise is answering many questions right now. Please ask again in a minute.")
 
 // question checks a question's length; the cap bounds what one request can make the model read.
 func (s *server) question(raw string) (string, error) {

@@ -29,7 +29,7 @@ func (s *server) chatPage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	p.Conversations = convs
+	p.Conversations, p.ConvPager = pageOf(convs, pageNumber(c.QueryParam("cp")), c.QueryParams(), "/", "cp", "Conversations")
 	if len(p.Turns) == 0 {
 		if p.Examples, p.HasDocuments, err = s.examples(ctx); err != nil {
 			return err

@@ -26,6 +26,7 @@ type run struct {
 type runRegistry struct {
 	mu      sync.Mutex
 	runs    map[string]*run
+	inline  int // answers written within their request (JSON API, forms without JavaScript)
 	maxBusy int
 }
 
@@ -42,7 +43,36 @@ func newRunRegistry(maxBusy int) *runRegistry {
 func (r *runRegistry) add(conversationID, question string) (*run, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	busy := 0
+	if r.busyLocked() >= r.maxBusy {
+		return nil, false
+	}
+	x := &run{id: newID(), conversationID: conversationID, question: question, created: time.Now()}
+	r.runs[x.id] = x
+	return x, true
+}
+
+// acquire takes a place for an answer written within its request, under the same cap as the page's
+// runs; ok is false when every place is taken, and release gives it back.
+func (r *runRegistry) acquire() (release func(), ok bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.busyLocked() >= r.maxBusy {
+		return nil, false
+	}
+	r.inline++
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			r.mu.Lock()
+			r.inline--
+			r.mu.Unlock()
+		})
+	}, true
+}
+
+// busyLocked counts the answers being written or waiting for their stream, dropping expired runs.
+func (r *runRegistry) busyLocked() int {
+	busy := r.inline
 	now := time.Now()
 	for id, x := range r.runs {
 		switch {
@@ -52,12 +82,7 @@ func (r *runRegistry) add(conversationID, question string) (*run, bool) {
 			busy++
 		}
 	}
-	if busy >= r.maxBusy {
-		return nil, false
-	}
-	x := &run{id: newID(), conversationID: conversationID, question: question, created: now}
-	r.runs[x.id] = x
-	return x, true
+	return busy
 }
 
 // claimState is what a stream finds for a run ID.

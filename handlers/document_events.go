@@ -93,14 +93,18 @@ func (s *server) sendProgress(ctx context.Context, c echo.Context, sse *sseStrea
 	return finished, nil
 }
 
-// sendAllRows sends the row of every document and reports whether any is unfinished.
+// sendAllRows sends the row of every document of the first page and of every unfinished one, and reports
+// whether any is unfinished.
 func (s *server) sendAllRows(ctx context.Context, c echo.Context, sse *sseStream) (bool, error) {
 	docs, err := s.Store.Documents(ctx)
 	if err != nil {
 		return false, err
 	}
 	busy := false
-	for _, d := range docs {
+	for i, d := range docs {
+		if i >= perPage && d.Status.Finished() {
+			continue
+		}
 		busy = busy || !d.Status.Finished()
 		var buf bytes.Buffer
 		if err := web.DocumentRowView(documentRow(d, nil), csrfToken(c)).Render(ctx, &buf); err != nil {

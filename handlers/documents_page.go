@@ -1,7 +1,6 @@
 package handlers
 
 import (
-	"context"
 	"net/http"
 	"strings"
 
@@ -21,30 +20,27 @@ func (s *server) documentsPage(c echo.Context) error {
 	return render(c, http.StatusOK, web.DocumentsView(p))
 }
 
+// documentsView is one page of the list (?page=N, newest first; an upload shows the first).
 func (s *server) documentsView(c echo.Context, results []web.UploadResult) (web.DocumentsPage, error) {
-	rows, live, err := s.documentRows(c.Request().Context())
+	docs, err := s.Store.Documents(c.Request().Context())
 	if err != nil {
 		return web.DocumentsPage{}, err
 	}
-	return web.DocumentsPage{
-		Meta: meta(c, "Documents", web.NavDocuments), Docs: rows, Live: live, Results: results,
-		MaxFile: web.Bytes(s.Limits.MaxUploadBytes), Accept: acceptedTypes,
-	}, nil
-}
-
-// documentRows lists every document and reports whether any is still being processed.
-func (s *server) documentRows(ctx context.Context) ([]web.DocumentRow, bool, error) {
-	docs, err := s.Store.Documents(ctx)
-	if err != nil {
-		return nil, false, err
+	page := 1
+	if c.Request().Method == http.MethodGet {
+		page = pageNumber(c.QueryParam("page"))
 	}
+	docs, pager := pageOf(docs, page, c.QueryParams(), "/documents", "page", "Documents")
 	rows := make([]web.DocumentRow, len(docs))
 	live := false
 	for i, d := range docs {
 		rows[i] = documentRow(d, nil)
 		live = live || !d.Status.Finished()
 	}
-	return rows, live, nil
+	return web.DocumentsPage{
+		Meta: meta(c, "Documents", web.NavDocuments), Docs: rows, Pager: pager, Live: live, Results: results,
+		MaxFile: web.Bytes(s.Limits.MaxUploadBytes), Accept: acceptedTypes,
+	}, nil
 }
 
 func (s *server) documentPage(c echo.Context) error {

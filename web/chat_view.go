@@ -3,7 +3,8 @@ package web
 // ChatPage is the view of /: the conversations, the open one's turns and the question form.
 type ChatPage struct {
 	Meta           Meta
-	Conversations  []ConversationLink
+	Conversations  []ConversationLink // one page of them
+	ConvPager      Pager
 	ConversationID string
 	Title          string
 	Turns          []TurnView

@@ -3,7 +3,8 @@ package web
 // DocumentsPage is the view of /documents.
 type DocumentsPage struct {
 	Meta    Meta
-	Docs    []DocumentRow
+	Docs    []DocumentRow // one page of them
+	Pager   Pager
 	Results []UploadResult // set after an upload sent without JavaScript
 	Live    bool           // some document is still being processed: the list listens for progress
 	MaxFile string         // largest file accepted, for people ("25.0 MB")

@@ -37,3 +37,9 @@ type ConfirmPage struct {
 	Heading, Text         string
 	Action, Confirm, Back string
 }
+
+// Pager leads from one page of a long list to its neighbours; empty when the list fits one page.
+type Pager struct {
+	Label      string // "Documents 51–100 of 7,305"
+	Prev, Next string // addresses of the newer and older pages, empty at either end
+}

@@ -29,6 +29,7 @@ type Options struct {
 	Logger       *slog.Logger
 	URLFetch     urlfetch.Options // Allow lets pages be added from a test server on 127.0.0.1
 	PublicHosts  []string         // names served besides the loopback names
+	AnswerGate   <-chan struct{}  // when set, streamed answers wait until it is closed (App.AnswersWaiting)
 	// Demo starts from a copy of a store that already holds the demo corpus, ingested once per test binary.
 	Demo bool
 }
@@ -40,7 +41,11 @@ type App struct {
 	Ingester *graphrag.Ingester
 	Handler  http.Handler
 	closing  chan struct{}
+	script   *script
 }
+
+// AnswersWaiting is how many streamed answers are held at Options.AnswerGate.
+func (a *App) AnswersWaiting() int { return int(a.script.waiting.Load()) }
 
 // New builds the app; everything is stopped and removed when the test ends.
 func New(t testing.TB, opt Options) *App {
@@ -49,7 +54,7 @@ func New(t testing.TB, opt Options) *App {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	sc := &script{tokenDelay: opt.TokenDelay, extractDelay: opt.ExtractDelay, answers: opt.Answers}
+	sc := &script{gate: opt.AnswerGate, tokenDelay: opt.TokenDelay, extractDelay: opt.ExtractDelay, answers: opt.Answers}
 	model := llmtest.New(t)
 	model.Handle(sc.reply)
 	client := llm.New(llm.Config{
@@ -75,7 +80,7 @@ func New(t testing.TB, opt Options) *App {
 		_ = ingester.Run(ctx)
 	}()
 	ag := agent.New(client, graphrag.NewRetriever(store, client), nil, nil, agent.Config{MaxRunTime: time.Minute}, logger)
-	a := &App{Model: model, Store: store, Ingester: ingester, closing: make(chan struct{})}
+	a := &App{Model: model, Store: store, Ingester: ingester, closing: make(chan struct{}), script: sc}
 	a.Handler = handlers.New(handlers.Deps{
 		Logger: logger, Status: func(context.Context) handlers.Status { return status() },
 		Store: store, Ingester: ingester, Chat: agent.NewChat(ag, store), Limits: opt.Limits, Closing: a.closing,

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/hopwise/hopwise/graphrag/graphragtest"
@@ -21,6 +22,8 @@ const DelhiQuestion = "How much can I receive if I am denied boarding on a Lufth
 // the EU261 tiers and asks for the distance, the second finds it; every other question gets a short
 // answer citing the passages that share its words. tokenDelay slows the streamed answer down.
 type script struct {
+	gate         <-chan struct{} // when set, a streamed answer starts only once it is closed
+	waiting      atomic.Int32    // streamed answers held at the gate
 	tokenDelay   time.Duration
 	extractDelay time.Duration
 	answers      map[string]string // question substring -> answer markdown, for tests that need a payload
@@ -163,6 +166,11 @@ func (s *script) generate(user string) llmtest.Reply {
 }
 
 func (s *script) stream(text string) llmtest.Reply {
+	if s.gate != nil {
+		s.waiting.Add(1)
+		<-s.gate
+		s.waiting.Add(-1)
+	}
 	return llmtest.Reply{Content: text, ChunkDelay: s.tokenDelay}
 }
 
