@@ -92,6 +92,9 @@ type Config struct {
 	MaxRunTime   time.Duration // wall time (default 3 minutes)
 	K            int           // chunks per retrieval pass (default 6)
 	Techniques   Techniques
+	// Profile picks the loop: "" the full research loop, ProfileLocal the short loop for small local
+	// models (local.go), which uses only the Graph, Rerank and MultiQuery switches of Techniques.
+	Profile string
 }
 
 func (c Config) withDefaults() Config {
@@ -115,6 +118,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Techniques == (Techniques{}) {
 		c.Techniques = DefaultTechniques()
+	}
+	if c.Profile == ProfileLocal {
+		c.MaxLoops = min(c.MaxLoops, 2) // a third pass cost more time than it found (docs/benchmarks.md)
 	}
 	return c
 }

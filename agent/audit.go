@@ -9,12 +9,13 @@ import (
 	"github.com/hopwise/hopwise/llm"
 )
 
-// auditVerdict judges grounding and usefulness in one call.
+// auditVerdict judges grounding and usefulness in one call; the findings come before the verdicts that
+// follow from them (reasons first: small models judge better once they have written why).
 type auditVerdict struct {
-	Grounded    string   `json:"grounded" enum:"fully,partially,not" description:"whether the sources support every claim"`
 	Unsupported []string `json:"unsupported" description:"claims the sources do not support; empty if none" maxItems:"5" maxLength:"200"`
-	Useful      bool     `json:"useful" description:"the answer answers the question"`
 	Critique    string   `json:"critique" description:"what is wrong or missing, one sentence; empty if nothing" maxLength:"300"`
+	Grounded    string   `json:"grounded" enum:"fully,partially,not" description:"whether the sources support every claim"`
+	Useful      bool     `json:"useful" description:"the answer answers the question"`
 }
 
 func (v auditVerdict) Validate() error {

@@ -27,7 +27,7 @@ func (r *run) generate(ctx context.Context) error {
 
 // setAnswer replaces the answer; the audit of the previous one no longer applies.
 func (r *run) setAnswer(text string, srcs []source) {
-	r.st.answer = strings.TrimSpace(unfence(text))
+	r.st.answer = scrubInternal(unfence(text))
 	r.st.sources = srcs
 	r.st.audited, r.st.grounded, r.st.useful = false, "", false
 	r.st.unsupported, r.st.critique = nil, ""

@@ -17,10 +17,12 @@ const (
 	batchFacts = 8
 )
 
+// verdict gives its reason before the verdict: with {useful, reason} the local 1.5B model wrote "not
+// useful" beside a reason saying the passage answered; with the reason first it judged correctly.
 type verdict struct {
 	N      int    `json:"n" description:"the document's number"`
+	Reason string `json:"reason" description:"a few words: what the document says that matters, or that it does not" maxLength:"100"`
 	Useful bool   `json:"useful"`
-	Reason string `json:"reason" description:"a few words" maxLength:"100"`
 }
 
 type grading struct {

@@ -36,7 +36,7 @@ var (
 // cannot spend the run's time and tokens on one call.
 var answerTokens = map[string]int{
 	"decide": 300, "condense": 200, "hyde": 300, "grade": 900, "transform": 300, "audit": 600,
-	"direct": 900, "generate": 1200, "revise": 1200,
+	"direct": 900, "generate": 1200, "revise": 1200, "answer": 500, "plan": 200,
 }
 
 func request(purpose, system, user string) llm.Request {

@@ -19,6 +19,9 @@ func (a *Agent) Run(ctx context.Context, in Input, emit func(Event)) (Result, er
 		return Result{}, ErrEmptyQuestion
 	}
 	r := a.newRun(in, emit)
+	if a.cfg.Profile == ProfileLocal {
+		return r.execute(ctx, r.localLoop)
+	}
 	return r.execute(ctx, r.loop)
 }
 

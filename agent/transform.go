@@ -25,15 +25,21 @@ func (r *run) transform(ctx context.Context) ([]string, error) {
 	r.started(NodeTransform, "Working out what is still missing")
 	r.round()
 	sq, err := llm.Structured[subQuestions](ctx, r.a.llm, request("transform", promptTransform, r.transformPrompt()))
+	return r.newSearches(sq.Queries, err)
+}
+
+// newSearches ends a planning step: the queries of its answer not searched before, none when the answer
+// was unreadable.
+func (r *run) newSearches(queries []string, err error) ([]string, error) {
 	if errors.Is(err, llm.ErrInvalidOutput) {
 		r.rec.send(Event{Type: EventError, Node: NodeTransform, Error: "the plan for new searches was unreadable"})
 		r.finished(NodeTransform, "No new searches")
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("agent: transform query: %w", err)
+		return nil, fmt.Errorf("agent: plan new searches: %w", err)
 	}
-	qs := nonEmpty(sq.Queries)
+	qs := nonEmpty(queries)
 	fresh := r.st.addQueries(qs[:min(len(qs), maxSubQueries)])
 	if len(fresh) == 0 {
 		r.finished(NodeTransform, "Nothing new to search for")

@@ -53,6 +53,7 @@ type Config struct {
 	MaxRunTime   time.Duration
 	HyDE         bool
 	AgentSkip    string // techniques switched off, comma-separated (agent.TechniqueNames)
+	AgentProfile string // "" the full research loop, "local" the short loop for small local models
 
 	MaxUploadBytes   int64
 	MaxRequestBytes  int64
@@ -195,6 +196,8 @@ func (c *Config) settings(lookup func(string) (string, bool)) []setting {
 		boolean(&c.HyDE, "hyde", "agent: hypothetical-document embeddings for retrieval", false, "AGENT_HYDE"),
 		str(&c.AgentSkip, "skip", "agent: techniques to switch off, comma-separated: decide, graph, multiquery, grading, audit, web, rerank "+
 			"(decide, grading and audit for a model too small to judge)", "", "AGENT_SKIP"),
+		str(&c.AgentProfile, "profile", "agent: loop profile: empty for the full research loop, local for the short loop "+
+			"of small local models (one answer call a pass, at most two passes; set by the local models' env)", "", "AGENT_PROFILE"),
 
 		size(&c.MaxUploadBytes, "max-upload-bytes", "largest file accepted", 25<<20, "HOPWISE_MAX_UPLOAD_BYTES"),
 		size(&c.MaxRequestBytes, "max-request-bytes", "largest upload request (all files)", 100<<20, "HOPWISE_MAX_REQUEST_BYTES"),
@@ -233,6 +236,11 @@ func (c *Config) Validate() error {
 	}
 	if c.MaxLoops < 1 || c.MaxLLMCalls < 1 || c.MaxRunTime <= 0 {
 		return fmt.Errorf("config: agent caps must be positive (loops %d, calls %d, time %s)", c.MaxLoops, c.MaxLLMCalls, c.MaxRunTime)
+	}
+	switch c.AgentProfile {
+	case "", "local":
+	default:
+		return fmt.Errorf("config: AGENT_PROFILE %q: want local or nothing", c.AgentProfile)
 	}
 	if c.LLMConcurrency < 1 {
 		c.LLMConcurrency = 1

@@ -1,0 +1,211 @@
+package agent
+
+import (
+	"regexp"
+	"strings"
+	"unicode"
+)
+
+// Claim check: a sentence of an answer counts as supported only when the things it names appear together
+// in one source. Small models join a subject from one passage to an object from another ("The chief
+// executive of Lufthansa is Lena Vogt": Lufthansa from the airline registry, Lena Vogt from the company
+// history); every word of such a sentence is in some source, so matching by wording lets it through. Here
+// each anchor of a sentence (a name, an identifier, a number) must appear in some source, and, when the
+// sentence names two or more, share one source with at least one other anchor of the sentence. A sentence
+// that joins facts of several sources ("600 EUR, since Delhi-Munich is 5,921 km, over 3,500 km") passes:
+// 600 shares a source with 3,500, Delhi with Munich and 5,921.
+
+// anchorToken finds words, identifiers and numbers with thousands separators or decimals.
+var anchorToken = regexp.MustCompile(`[\p{L}\p{N}][\p{L}\p{N}'’\-]*(?:[.,]\p{N}+)*`)
+
+// starters are capitalised words that begin sentences without naming anything.
+var starters = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`a an i in on at of to by no yes so as if it is or under according based
+		therefore thus hence because since for from with without passengers passenger you your they we he she
+		this that these those there their the answer however also only both each every all any some none
+		flights flight airlines airline an employee employees`) {
+		m[w] = true
+	}
+	return m
+}()
+
+// notAnchors are capitalised words too common in answers to name anything on their own.
+var notAnchors = map[string]bool{"eur": true, "euro": true, "euros": true, "usd": true, "km": true, "sources": true, "source": true}
+
+// anchors returns the things a sentence names, normalised for matching: runs of capitalised words
+// ("Lena Vogt", "Munich Airport"), identifiers and numbers ("TRV-117", "S8", "5921"). Citation markers and
+// markdown are ignored; one-digit numbers are too common to anchor anything.
+func anchors(sentence string) []string {
+	s := citeMarker.ReplaceAllString(sentence, " ")
+	s = strings.NewReplacer("**", " ", "__", " ", "`", " ", "*", " ").Replace(s)
+	toks := anchorToken.FindAllStringIndex(s, -1)
+	var out []string
+	seen := map[string]bool{}
+	add := func(a string) {
+		a = normAnchor(a)
+		if a != "" && !seen[a] && !notAnchors[a] {
+			seen[a] = true
+			out = append(out, a)
+		}
+	}
+	var run []string
+	flush := func() {
+		if len(run) > 0 {
+			add(strings.Join(run, " "))
+			run = run[:0]
+		}
+	}
+	for i, loc := range toks {
+		tok := strings.TrimRight(s[loc[0]:loc[1]], "'’-")
+		if tok == "" {
+			continue
+		}
+		first := []rune(tok)[0]
+		gap := i > 0 && strings.TrimSpace(s[toks[i-1][1]:loc[0]]) != "" // punctuation between tokens ends a run
+		if gap {
+			flush()
+		}
+		switch {
+		case strings.IndexFunc(tok, unicode.IsDigit) >= 0:
+			flush()
+			if len([]rune(digitsOnly(tok))) >= 2 || strings.IndexFunc(tok, unicode.IsLetter) >= 0 {
+				add(tok)
+			}
+		case unicode.IsUpper(first):
+			if len(run) == 0 && starters[strings.ToLower(tok)] {
+				continue // "The", "Yes", "Passengers" open a sentence without naming anything
+			}
+			run = append(run, tok)
+		default:
+			flush()
+		}
+	}
+	flush()
+	return out
+}
+
+func digitsOnly(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsDigit(r) {
+			return r
+		}
+		return -1
+	}, s)
+}
+
+// thousands matches a separator between digit groups ("5,921", "2.150" is left alone).
+var thousands = regexp.MustCompile(`(\d),(\d{3})\b`)
+
+// normAnchor lower-cases and drops thousands separators and a possessive 's.
+func normAnchor(a string) string {
+	a = strings.ToLower(strings.TrimSpace(a))
+	a = strings.TrimSuffix(strings.TrimSuffix(a, "'s"), "’s")
+	for thousands.MatchString(a) {
+		a = thousands.ReplaceAllString(a, "$1$2")
+	}
+	return strings.Join(strings.Fields(a), " ")
+}
+
+// normSource prepares a source's text for anchor matching the way normAnchor prepares anchors.
+func normSource(text string) string {
+	t := strings.ToLower(text)
+	for thousands.MatchString(t) {
+		t = thousands.ReplaceAllString(t, "$1$2")
+	}
+	return " " + strings.Join(strings.FieldsFunc(t, func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '-' && r != '.' && r != '\''
+	}), " ") + " "
+}
+
+// holds reports whether a normalised source text contains an anchor as whole words.
+func holds(src, anchor string) bool {
+	words := strings.FieldsFunc(anchor, func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '-' && r != '.' && r != '\''
+	})
+	if len(words) == 0 {
+		return false
+	}
+	return strings.Contains(src, " "+strings.Join(words, " ")+" ")
+}
+
+// unsupportedClaims returns the sentences of text whose anchors do not appear together in one source,
+// as written; sentences that name nothing are not judged.
+func unsupportedClaims(text string, srcs []source) []string {
+	norm := make([]string, len(srcs))
+	for i, s := range srcs {
+		norm[i] = normSource(s.origin() + "\n" + s.text())
+	}
+	var out []string
+	for _, sent := range sentences(text) {
+		if !claimSupported(anchors(sent), norm) {
+			out = append(out, strings.TrimSpace(sent))
+		}
+	}
+	return out
+}
+
+// claimSupported applies the rule to one sentence's anchors.
+func claimSupported(as []string, norm []string) bool {
+	in := make([][]bool, len(as)) // in[a][s]: anchor a appears in source s
+	for a, anchor := range as {
+		in[a] = make([]bool, len(norm))
+		found := false
+		for s, src := range norm {
+			in[a][s] = holds(src, anchor)
+			found = found || in[a][s]
+		}
+		if !found {
+			return false
+		}
+	}
+	if len(as) < 2 {
+		return true
+	}
+	for a := range as {
+		partnered := false
+		for b := range as {
+			if a == b {
+				continue
+			}
+			for s := range norm {
+				if in[a][s] && in[b][s] {
+					partnered = true
+					break
+				}
+			}
+			if partnered {
+				break
+			}
+		}
+		if !partnered {
+			return false
+		}
+	}
+	return true
+}
+
+// internalLabel finds the start of the loop's own notes that a model copied into an answer ("... [1][2]
+// Critique: The answer does not directly address the question"): what follows the label, to the end of
+// its paragraph, is not for the reader.
+var internalLabel = regexp.MustCompile(`(?i)(?:^|[\s(])(?:\*\*|__)?(?:critique|hypothesis|unsupported claims?|audit(?: findings)?|grounded|usefulness)(?:\*\*|__)?\s*:`)
+
+// draftLabel finds labels a model puts before its answer ("Revised answer:"); the label goes, the answer
+// stays.
+var draftLabel = regexp.MustCompile(`(?im)^\s*(?:\*\*|__)?(?:revised|draft|final) answer(?:\*\*|__)?\s*:\s*(?:\*\*|__)?`)
+
+// scrubInternal removes the loop's internal notes (critique, hypothesis, audit findings) from an answer.
+func scrubInternal(text string) string {
+	text = draftLabel.ReplaceAllString(text, "")
+	for {
+		loc := internalLabel.FindStringIndex(text)
+		if loc == nil {
+			return strings.TrimSpace(text)
+		}
+		end := len(text)
+		if i := strings.Index(text[loc[1]:], "\n\n"); i >= 0 {
+			end = loc[1] + i
+		}
+		text = strings.TrimRight(text[:loc[0]], " \t\n") + text[end:]
+	}
+}

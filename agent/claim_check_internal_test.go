@@ -1,0 +1,65 @@
+package agent
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/hopwise/hopwise/graphrag"
+)
+
+func TestAnchors(t *testing.T) {
+	tests := []struct {
+		sentence string
+		want     []string
+	}{
+		{"The chief executive of Lufthansa is Lena Vogt [1].", []string{"lufthansa", "lena vogt"}},
+		{"You can receive 600 EUR, because Delhi is 5,921 km from Munich.", []string{"600", "delhi", "5921", "munich"}},
+		{"Policy TRV-117 allows business class on flights over 5,000 km.", []string{"policy", "trv-117", "5000"}},
+		{"Yes, the S-Bahn lines S1 and S8 run every 10 minutes.", []string{"s-bahn", "s1", "s8", "10"}},
+		{"Passengers get nothing.", nil},
+	}
+	for _, tc := range tests {
+		if got := anchors(tc.sentence); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("anchors(%q) = %q, want %q", tc.sentence, got, tc.want)
+		}
+	}
+}
+
+func TestUnsupportedClaims(t *testing.T) {
+	srcs := []source{
+		{kind: KindChunk, chunk: graphrag.Chunk{ID: "a", DocName: "registry.md", Text: "| Lufthansa | LH | Germany | yes |"}},
+		{kind: KindChunk, chunk: graphrag.Chunk{ID: "b", DocName: "history.md", Text: "Nexa AI was founded by Lena Vogt and Arjun Mehta in 2019."}},
+		{kind: KindChunk, chunk: graphrag.Chunk{ID: "c", DocName: "distances.md", Text: "| Delhi | India | 5,921 km |"}},
+		{kind: KindChunk, chunk: graphrag.Chunk{ID: "d", DocName: "eu261.md", Text: "- all other flights over 3,500 km: 600 EUR"}},
+	}
+	tests := []struct {
+		answer string
+		want   int
+	}{
+		{"The chief executive of Lufthansa is Lena Vogt.", 1},                  // joined across documents
+		{"Lena Vogt and Arjun Mehta founded Nexa AI [2].", 0},                  // together in one source
+		{"You get 600 EUR: Delhi is 5,921 km away, over 3,500 km [3][4].", 0},  // each anchor has a partner
+		{"Munich has 1.5 million inhabitants.", 1},                             // a number no source holds
+		{"Lufthansa is licensed in Germany. Its CEO is Carsten Spohr [1].", 1}, // the second sentence names a stranger
+		{"No, the documents do not say.", 0},                                   // names nothing
+	}
+	for _, tc := range tests {
+		if got := unsupportedClaims(tc.answer, srcs); len(got) != tc.want {
+			t.Errorf("unsupportedClaims(%q) = %q, want %d", tc.answer, got, tc.want)
+		}
+	}
+}
+
+func TestScrubInternal(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"You receive 600 EUR [1][2]. Critique: The answer does not directly address the question.", "You receive 600 EUR [1][2]."},
+		{"Revised answer: You receive 600 EUR [1].", "You receive 600 EUR [1]."},
+		{"S1 and S8 [1].\n\n**Hypothesis:** the lines run every 10 minutes.\n\nThe ride takes 40 minutes [1].", "S1 and S8 [1].\n\nThe ride takes 40 minutes [1]."},
+		{"Note: the amount may be halved [1].", "Note: the amount may be halved [1]."},
+	}
+	for _, tc := range tests {
+		if got := scrubInternal(tc.in); got != tc.want {
+			t.Errorf("scrubInternal(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}

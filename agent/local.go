@@ -1,0 +1,191 @@
+package agent
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/hopwise/hopwise/llm"
+)
+
+// ProfileLocal is the loop for a small model on a few CPU cores (the local Qwen2.5-1.5B): fewer
+// sequential calls, each short. Measured on the dev set with that model, the full loop's separate judging
+// calls cost more than they brought: grading set aside passages that answered, the audit let inventions
+// through, and a question took up to three minutes (docs/benchmarks.md). Here one structured call per
+// pass writes the facts it uses, its reasoning, whether the sources answer, and only then the answer
+// (reasons before the verdict); Hopwise's own claim check (claim_check.go) decides whether the answer
+// stands. With nothing that stands, one more pass searches for what the reasoning says is missing, and
+// then the run refuses.
+const ProfileLocal = "local"
+
+var (
+	//go:embed prompts/local_answer.txt
+	promptLocalAnswer string
+	//go:embed prompts/local_plan.txt
+	promptLocalPlan string
+)
+
+// Caps of the local profile: sources shown to one answer call (two passes of K passages and their graph
+// facts; the second pass appends to the first, whose part the server has cached), facts listed with an answer.
+const (
+	localSources = 24
+	localFacts   = 4
+)
+
+// compactAnswer is the local profile's answer: the facts and the reasoning come before the verdict and the
+// answer, so that a small model has written out what it relies on before it decides.
+type compactAnswer struct {
+	Facts      []string `json:"facts" description:"facts from the sources that answer the question, each ending with its source number [n]; empty if none" maxItems:"4" maxLength:"200"`
+	Reasoning  string   `json:"reasoning" description:"how the facts answer the question; the missing fact, if any" maxLength:"400"`
+	Answerable bool     `json:"answerable" description:"true only if the facts answer the question"`
+	Answer     string   `json:"answer" description:"the direct answer, then its deciding facts with [n]; empty if not answerable" maxLength:"400"`
+}
+
+// localLoop is the research loop of the local profile: search (hybrid and graph, no grading call), one
+// answer call, the claim check; at most MaxLoops passes.
+func (r *run) localLoop(ctx context.Context) error {
+	if len(r.in.History) > 0 {
+		if err := r.condense(ctx); err != nil {
+			return err
+		}
+	}
+	queries := []string{r.st.question}
+	for {
+		r.st.loops++
+		r.started(NodeRetrieve, "Searching your documents and their knowledge graph")
+		f, err := r.lookup(ctx, queries, nil, r.depth())
+		if err != nil {
+			return err
+		}
+		items := r.fresh(ctx, f, strings.Join(queries, "; "))
+		r.finished(NodeRetrieve, retrieveSummary(queries, items))
+		if n := r.st.keep(items); n > 0 && r.callsLeft() > 0 {
+			ok, err := r.answerCompact(ctx)
+			if err != nil || ok {
+				return err
+			}
+		}
+		if r.st.loops >= r.cfg.MaxLoops || r.callsLeft() < 2 {
+			break
+		}
+		if queries, err = r.planCompact(ctx); err != nil {
+			return err
+		}
+		if len(queries) == 0 {
+			break
+		}
+	}
+	r.notFound()
+	return nil
+}
+
+// compactSources are the kept sources one answer call reads, in the order they were kept: a later pass
+// appends to the earlier pass's prompt, so the server's prompt cache holds everything before the new part.
+func (r *run) compactSources() []source {
+	srcs := r.st.kept
+	if len(srcs) > localSources {
+		srcs = srcs[:localSources]
+	}
+	return srcs[:len(srcs):len(srcs)]
+}
+
+// answerCompact asks for an answer from the kept sources and keeps it only if the model found the
+// sources answer and the claim check passes. It reports whether an answer now stands.
+func (r *run) answerCompact(ctx context.Context) (bool, error) {
+	srcs := r.compactSources()
+	r.started(NodeGenerate, fmt.Sprintf("Writing the answer from %d sources", len(srcs)))
+	r.round()
+	var b strings.Builder
+	writeSources(&b, srcs) // sources first, question last: the calls of one question share the longest prefix
+	b.WriteString("\nQuestion: " + r.st.question + "\n")
+	a, err := llm.Structured[compactAnswer](ctx, r.a.llm, request("answer", promptLocalAnswer, b.String()))
+	if errors.Is(err, llm.ErrInvalidOutput) {
+		r.a.log.Warn("agent: answer unreadable", "err", err)
+		r.rec.send(Event{Type: EventError, Node: NodeGenerate, Error: "the answer was unreadable"})
+		r.finished(NodeGenerate, "No answer")
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("agent: answer: %w", err)
+	}
+	r.st.hypothesis = strings.TrimSpace(a.Reasoning)
+	answer := strings.TrimSpace(scrubInternal(unfence(a.Answer)))
+	if !a.Answerable || answer == "" || refusesItself(answer) {
+		r.st.critique = "The sources found so far do not answer the question."
+		r.finished(NodeGenerate, "The sources found so far do not answer the question")
+		return false, nil
+	}
+	if bad := unsupportedClaims(answer, srcs); len(bad) > 0 {
+		r.st.unsupported = bad
+		r.st.critique = "The answer joins things that no single source states together."
+		r.rec.send(Event{Type: EventNodeFinished, Node: NodeAudit, Summary: "Set aside: no single source names together what this answer joins: " + clip(strings.Join(bad, " "), 200)})
+		r.finished(NodeGenerate, "The answer did not pass the check against the sources")
+		return false, nil
+	}
+	var facts []string
+	dropped := 0
+	for _, f := range nonEmpty(a.Facts) {
+		f = oneLine(scrubInternal(unfence(f)))
+		if f == "" || len(facts) == localFacts {
+			continue
+		}
+		if len(unsupportedClaims(f, srcs)) > 0 {
+			dropped++
+			continue
+		}
+		facts = append(facts, f)
+	}
+	text := answer
+	if len(facts) > 0 {
+		text += "\n\n" + "- " + strings.Join(facts, "\n- ")
+	}
+	r.setAnswer(text, srcs)
+	r.emitToken(r.st.answer)
+	r.finished(NodeGenerate, "Answer written")
+	r.matchSources()
+	r.st.audited, r.st.useful, r.st.grounded = true, true, GroundedFully
+	if dropped > 0 || len(r.st.unmatched) > 0 {
+		r.st.grounded = GroundedPartially
+	}
+	r.finished(NodeAudit, "Checked: every name and number of the answer appears together in one source")
+	return true, nil
+}
+
+// refusesItself reports an answer text that says the sources do not answer (a model that marks itself
+// answerable and then writes "The documents do not say ...").
+func refusesItself(answer string) bool {
+	first := strings.ToLower(answer)
+	if i := strings.IndexAny(first, ".!?\n"); i >= 0 {
+		first = first[:i]
+	}
+	for _, p := range []string{"do not say", "does not say", "do not mention", "does not mention", "do not contain",
+		"does not contain", "not provided", "no information", "not specified", "not mentioned", "cannot be determined",
+		"do not provide", "does not provide", "not available", "unknown"} {
+		if strings.Contains(first, p) {
+			return true
+		}
+	}
+	return false
+}
+
+type compactPlan struct {
+	Queries []string `json:"queries" description:"up to 3 new short search queries, each for one missing fact; empty if nothing more can be searched" maxItems:"3" maxLength:"120"`
+}
+
+// planCompact writes new searches from the reasoning of the last answer call; it returns the queries not
+// searched before.
+func (r *run) planCompact(ctx context.Context) ([]string, error) {
+	r.started(NodeTransform, "Working out what is still missing")
+	r.round()
+	var b strings.Builder
+	b.WriteString("Question: " + r.st.question + "\n")
+	writeList(&b, "Searches already made", r.st.queries)
+	var notes strings.Builder
+	writeNote(&notes, "Found so far", r.st.hypothesis)
+	writeList(&notes, "Claims no source supports", r.st.unsupported)
+	writeNotes(&b, notes.String())
+	p, err := llm.Structured[compactPlan](ctx, r.a.llm, request("plan", promptLocalPlan, b.String()))
+	return r.newSearches(p.Queries, err)
+}

@@ -1,0 +1,110 @@
+package agent_test
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/hopwise/hopwise/agent"
+	"github.com/hopwise/hopwise/llm/llmtest"
+)
+
+const (
+	taskCompact     = "compact answer"
+	taskCompactPlan = "compact search plan"
+)
+
+type compactReply struct {
+	Facts      []string `json:"facts"`
+	Reasoning  string   `json:"reasoning"`
+	Answerable bool     `json:"answerable"`
+	Answer     string   `json:"answer"`
+}
+
+func localAgent(m *model) *agent.Agent {
+	return m.agent(agent.Config{Profile: agent.ProfileLocal}, nil, nil)
+}
+
+// The local profile answers the reference question in one call: sources first and the question last (so
+// the calls of one question share their prefix in the server's prompt cache), facts and reasoning before
+// the verdict, and the answer shown with the facts it rests on.
+func TestLocalProfileAnswersInOneCall(t *testing.T) {
+	m := newModel(t)
+	m.on(taskCompact, func(c call) llmtest.Reply {
+		user := c.LastUser()
+		if !strings.HasPrefix(user, "Sources:\n<data n=\"1\"") || !strings.HasSuffix(strings.TrimSpace(user), "Question: "+c.question()) {
+			t.Errorf("want the sources first and the question last:\n%s", user)
+		}
+		if c.find("5921") == 0 || c.find("600 EUR") == 0 {
+			t.Errorf("the distance or the tiers are not among the sources:\n%s", user)
+		}
+		return reply(compactReply{
+			Facts: []string{
+				"Delhi is 5,921 km from Munich [" + strconv.Itoa(c.find("5921")) + "]",
+				"All other flights over 3,500 km: 600 EUR [" + strconv.Itoa(c.find("600 EUR")) + "]",
+			},
+			Reasoning:  "The flight is longer than 3,500 km, so the highest tier applies.",
+			Answerable: true,
+			Answer:     "You can receive 600 EUR, because Delhi is 5,921 km from Munich, more than 3,500 km.",
+		})
+	})
+	res, rec := ask(t, localAgent(m), "How much can I receive if I am denied boarding on a Lufthansa flight from Delhi to Munich?")
+	if res.Usage.Calls != 1 || m.count(taskGrade)+m.count(taskAudit)+m.count(taskDecide) != 0 {
+		t.Errorf("%d calls (grade %d, audit %d, decide %d), want the one answer call", res.Usage.Calls,
+			m.count(taskGrade), m.count(taskAudit), m.count(taskDecide))
+	}
+	if !strings.HasPrefix(res.Answer, "You can receive 600 EUR") || !strings.Contains(res.Answer, "- Delhi is 5,921 km from Munich [") {
+		t.Errorf("answer = %q", res.Answer)
+	}
+	if res.NotFound || res.Grounded != agent.GroundedFully || len(res.Citations) < 2 {
+		t.Errorf("not found %v, grounded %q, citations %+v: want a checked answer citing both facts", res.NotFound, res.Grounded, res.Citations)
+	}
+	if got := rec.streamed(); got != res.Answer {
+		t.Errorf("the screen shows %q, not the answer", got)
+	}
+}
+
+// A model that marks an invention answerable (a subject of one document joined to a name of another) is
+// caught by the claim check; the second pass searches for what is missing and the run refuses honestly,
+// with none of the loop's notes in the answer.
+func TestLocalProfileRefusesWhatNoSourceStatesTogether(t *testing.T) {
+	m := newModel(t)
+	m.on(taskCompact, func(c call) llmtest.Reply {
+		return reply(compactReply{
+			Facts:      []string{"Lena Vogt founded Nexa AI [1]"},
+			Reasoning:  "Lena Vogt is a chief executive.",
+			Answerable: true,
+			Answer:     "The chief executive of Lufthansa is Lena Vogt. Critique: the sources do not name Lufthansa's chief.",
+		})
+	})
+	m.on(taskCompactPlan, func(c call) llmtest.Reply {
+		if !strings.Contains(c.LastUser(), "Lufthansa is Lena Vogt") {
+			t.Errorf("the plan is not told which claim failed:\n%s", c.LastUser())
+		}
+		return queries("Lufthansa chief executive officer")
+	})
+	res, _ := ask(t, localAgent(m), "Who is the chief executive of Lufthansa today?")
+	if !res.NotFound || strings.Contains(res.Answer, "Lena") || strings.Contains(res.Answer, "Critique") {
+		t.Errorf("not found %v, answer %q: want an honest refusal", res.NotFound, res.Answer)
+	}
+	if m.count(taskCompact) != 2 || m.count(taskCompactPlan) != 1 {
+		t.Errorf("%d answer calls and %d plans, want 2 and 1 (two passes at most)", m.count(taskCompact), m.count(taskCompactPlan))
+	}
+}
+
+// Not answerable in the model's own verdict, written after its reasoning: no answer is shown, whatever the
+// answer field holds.
+func TestLocalProfileTrustsAVerdictOfNotAnswerable(t *testing.T) {
+	m := newModel(t)
+	m.on(taskCompact, func(c call) llmtest.Reply {
+		return reply(compactReply{Facts: []string{}, Reasoning: "The handbook gives the policy, not what Chen Wei took.", Answer: "Chen Wei took 24 days."})
+	})
+	m.on(taskCompactPlan, func(c call) llmtest.Reply { return queries() })
+	res, _ := ask(t, localAgent(m), "How many vacation days did Chen Wei take in 2025?")
+	if !res.NotFound || strings.Contains(res.Answer, "24") {
+		t.Errorf("not found %v, answer %q: want a refusal", res.NotFound, res.Answer)
+	}
+	if m.count(taskCompact) != 1 {
+		t.Errorf("%d answer calls: an empty plan ends the research", m.count(taskCompact))
+	}
+}
