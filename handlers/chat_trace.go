@@ -39,7 +39,7 @@ func stepView(ev agent.Event) (web.StepView, bool) {
 		}
 		return s, len(s.Items) > 0
 	case agent.EventError:
-		return web.StepView{Kind: "error", Title: "A problem: " + ev.Error}, true
+		return web.StepView{Kind: "error", Title: "A problem: " + problemText(ev.Error)}, true
 	}
 	return web.StepView{}, false
 }

@@ -4,13 +4,14 @@ import (
 	"fmt"
 
 	"github.com/hopwise/hopwise/graphrag"
+	"github.com/hopwise/hopwise/graphrag/parse"
 	"github.com/hopwise/hopwise/web"
 )
 
 // documentRow is a document as the list shows it; p, when set, is fresher progress of its current step.
 func documentRow(d graphrag.Document, p *graphrag.Progress) web.DocumentRow {
 	row := web.DocumentRow{
-		ID: d.ID, Name: d.Name, Title: d.Title, State: string(d.Status), Size: web.Bytes(d.Size),
+		ID: d.ID, Name: parse.DisplayName(d.Name), Title: parse.DisplayName(d.Title), State: string(d.Status), Size: web.Bytes(d.Size),
 		Chunks: d.Chunks, Entities: d.Entities, Relations: d.Relations, FailedChunks: d.FailedChunks, Error: d.Error,
 	}
 	switch d.Status {

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"mime/multipart"
 	"net/http"
-	"path/filepath"
+	"os"
 
 	"github.com/hopwise/hopwise/graphrag/parse"
 	"github.com/hopwise/hopwise/web"
@@ -21,37 +21,30 @@ type uploaded struct {
 	tooLarge   bool
 }
 
-// formMemory is how much of an upload is held in memory; the rest is spooled to temporary files.
-const formMemory = 8 << 20
-
 // receiveFiles reads the whole multipart body within the request limit before any file is handed on, so
 // a request refused with 413 leaves nothing behind; then each file is checked and submitted on its own, so
-// one bad file never stops the others. The status is 413 when files were too large and none was accepted.
+// one bad file (its name, size or content) never stops the others. The status is 413 when files were too
+// large and none was accepted.
 func (s *server) receiveFiles(c echo.Context) ([]uploaded, int, error) {
-	mr, err := c.Request().MultipartReader()
-	if err != nil {
-		return nil, 0, echo.NewHTTPError(http.StatusBadRequest, "Send the files as a multipart form (field “files”).")
-	}
-	form, err := mr.ReadForm(formMemory)
-	if err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) || errors.Is(err, multipart.ErrMessageTooLarge) {
-			return nil, 0, &http.MaxBytesError{Limit: s.Limits.MaxRequestBytes}
-		}
-		if errors.Is(err, errSlowBody) {
-			return nil, 0, echo.NewHTTPError(http.StatusRequestTimeout, "The upload arrived too slowly and was stopped. Please try again on a better connection.")
-		}
+	parts, remove, err := readParts(c.Request(), s.Limits.MaxUploadBytes)
+	defer remove()
+	var tooBig *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooBig) || errors.Is(err, multipart.ErrMessageTooLarge):
+		return nil, 0, &http.MaxBytesError{Limit: s.Limits.MaxRequestBytes}
+	case errors.Is(err, errSlowBody):
+		return nil, 0, echo.NewHTTPError(http.StatusRequestTimeout, "The upload arrived too slowly and was stopped. Please try again on a better connection.")
+	case errors.As(err, new(*echo.HTTPError)):
+		return nil, 0, err
+	case err != nil:
 		return nil, 0, echo.NewHTTPError(http.StatusBadRequest, "The upload could not be read: it was cut off or is not a valid form.")
-	}
-	defer form.RemoveAll()
-	files := append(form.File["files"], form.File["file"]...)
-	if len(files) == 0 {
+	case len(parts) == 0:
 		return nil, 0, echo.NewHTTPError(http.StatusBadRequest, "Choose at least one file to upload.")
 	}
-	out := make([]uploaded, 0, len(files))
+	out := make([]uploaded, 0, len(parts))
 	accepted, tooLarge := 0, 0
-	for _, fh := range files {
-		u := s.submitFile(c, fh)
+	for _, p := range parts {
+		u := s.submitFile(c, p)
 		if u.Outcome != "rejected" {
 			accepted++
 		}
@@ -67,22 +60,28 @@ func (s *server) receiveFiles(c echo.Context) ([]uploaded, int, error) {
 	return out, status, nil
 }
 
-func (s *server) submitFile(c echo.Context, fh *multipart.FileHeader) uploaded {
-	name := filepath.Base(fh.Filename)
+func (s *server) submitFile(c echo.Context, p partFile) uploaded {
+	name, nameErr := parse.CleanName(p.name)
+	if nameErr != nil || p.badName {
+		name = cmpOr(parse.DisplayName(p.name), "a file")
+	}
 	u := uploaded{Name: name, Outcome: "rejected"}
 	switch {
-	case fh.Size > s.Limits.MaxUploadBytes:
+	case nameErr != nil || p.badName:
+		u.Message = "The name of this file holds a character that is not allowed (such as a NUL). Rename the file and upload it again."
+		return u
+	case p.tooLarge:
 		u.Message = fmt.Sprintf("This file is larger than the limit of %s.", web.Bytes(s.Limits.MaxUploadBytes))
 		u.tooLarge = true
 		return u
 	case !parse.Supported(name):
 		u.Message = "Hopwise cannot read this kind of file. Use text, Markdown, HTML, PDF or Word (.docx) files."
 		return u
-	case fh.Size == 0:
+	case p.size == 0:
 		u.Message = "This file is empty."
 		return u
 	}
-	f, err := fh.Open()
+	f, err := os.Open(p.path)
 	if err != nil {
 		s.Logger.Error("upload: open spooled file", "name", name, "err", err)
 		u.Message = "This file could not be received. Please try again."

@@ -184,8 +184,6 @@ func generatedFiles() map[string][]byte {
 		"bad/empty.txt":                   {},
 		"bad/whitespace.md":               []byte(" \n\t\n  \r\n"),
 		"bad/binary-renamed.txt":          append([]byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"), bytes.Repeat([]byte{0, 1, 2, 0xff}, 64)...),
-		"bad/invalid-utf8.txt":            []byte("Caf\xe9 au lait costs 3 \x80 in Paris.\n"),
-		"bad/invalid-utf8.md":             []byte("# Menu\n\nCr\xe8me br\xfbl\xe9e\n"),
 		"bad/truncated.pdf":               pdfData[:len(pdfData)/2],
 		"bad/text-renamed.pdf":            []byte("This is only text, saved with a .pdf name.\n"),
 		"bad/not-a-zip.docx":              []byte("This is plain text saved as .docx, not a zip archive.\n"),

@@ -24,18 +24,18 @@ func readAll(r io.Reader, max int64) ([]byte, error) {
 }
 
 // readText reads r like readAll and returns it as a string, checked to be
-// text: no NUL bytes, valid UTF-8, not sniffed as a binary format. A UTF-8
-// byte order mark is dropped and line endings become "\n".
+// text: no NUL bytes, valid UTF-8, not sniffed as a binary format. UTF-16 and
+// Latin-1 (Windows-1252) files are decoded first (decodeText); a byte order
+// mark is dropped and line endings become "\n".
 func readText(r io.Reader, max int64) (string, error) {
-	var sb strings.Builder
-	n, err := io.Copy(&sb, io.LimitReader(r, max+1))
+	b, err := readAll(r, max)
 	if err != nil {
-		return "", fmt.Errorf("read: %w", err)
+		return "", err
 	}
-	if n > max {
-		return "", fmt.Errorf("%w: more than %d bytes", ErrTooLarge, max)
+	if b, err = decodeText(b); err != nil {
+		return "", err
 	}
-	s := strings.TrimPrefix(sb.String(), "\uFEFF")
+	s := strings.TrimPrefix(string(b), "\uFEFF")
 	if strings.TrimSpace(s) == "" {
 		return "", fmt.Errorf("%w: empty or whitespace only", ErrEmpty)
 	}

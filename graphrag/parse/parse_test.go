@@ -219,8 +219,6 @@ var badFiles = map[string]error{
 	"empty-document.docx":         ErrEmpty,
 	"no-text.pdf":                 ErrEmpty,
 	"binary-renamed.txt":          ErrBinary,
-	"invalid-utf8.txt":            ErrBinary,
-	"invalid-utf8.md":             ErrBinary,
 	"pdf-renamed.txt":             ErrBinary,
 	"docx-renamed.md":             ErrBinary,
 	"binary.html":                 ErrBinary,
@@ -289,7 +287,7 @@ func TestParseErrorMessages(t *testing.T) {
 		{"unknown extension", "x.xlsx", "data", ErrUnsupported, `".xlsx"`},
 		{"no extension", "README", "data", ErrUnsupported, "no file extension"},
 		{"binary", "b.txt", "ab\x00cd", ErrBinary, "file looks binary (NUL bytes / invalid UTF-8)"},
-		{"invalid utf-8 offset", "b.txt", "abc\xff", ErrBinary, "offset 3"},
+		{"control bytes and invalid utf-8", "b.txt", "ab\x01\x02\x03\x04\x05\x06cd\xff", ErrBinary, "invalid UTF-8 at offset 10"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
