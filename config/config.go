@@ -65,6 +65,7 @@ type Config struct {
 	PublicHost string // names served besides the loopback names, comma-separated (DNS rebinding guard)
 	Secret     string // signs CSRF tokens; empty: a random one per process
 	MaxConns   int    // connections served at once
+	StoreForce bool   // open an empty, schema-less or damaged store file anyway
 
 	envErrs []string // environment values that did not parse
 }
@@ -211,6 +212,8 @@ func (c *Config) settings(lookup func(string) (string, bool)) []setting {
 		secret(&c.Secret, "secret", "secret that signs the pages' CSRF tokens; set the same one on every serve "+
 			"process behind a load balancer (empty: random at each start)", "HOPWISE_SECRET"),
 		integer(&c.MaxConns, "max-conns", "connections served at once; more wait to be accepted", 512, "HOPWISE_MAX_CONNS"),
+		boolean(&c.StoreForce, "store-force", "open the SQLite file even when it is empty, holds no Hopwise schema or "+
+			"fails PRAGMA quick_check (the status page then says so)", false, "HOPWISE_STORE_FORCE"),
 	}
 }
 

@@ -80,7 +80,13 @@ func openStore(ctx context.Context, cfg *config.Config, dim int, logger *slog.Lo
 		return nil, fmt.Errorf("data directory: %w", err)
 	}
 	path := filepath.Join(cfg.DataDir, "hopwise.db")
-	return sqlite.Open(ctx, path, sqlite.Options{EmbedDim: dim, EmbedModel: cfg.EmbedModel}, logger)
+	st, err := sqlite.Open(ctx, path, sqlite.Options{EmbedDim: dim, EmbedModel: cfg.EmbedModel, Force: cfg.StoreForce,
+		ReserveBytes: sqlite.DefaultReserveBytes}, logger)
+	if errors.Is(err, sqlite.ErrEmptyFile) || errors.Is(err, sqlite.ErrNoSchema) || errors.Is(err, sqlite.ErrDamaged) {
+		return nil, fmt.Errorf("%w\nHopwise did not start, so nothing in the file was changed. Restore the file from a backup, "+
+			"or move it away to start an empty store; to open it as it is, set HOPWISE_STORE_FORCE=true (the Status page then says what is wrong)", err)
+	}
+	return st, err
 }
 
 // Close releases what openApp opened.
@@ -109,6 +115,11 @@ func (a *app) status(ctx context.Context) handlers.Status {
 		where = filepath.Join(a.cfg.DataDir, "hopwise.db")
 	}
 	check("store", a.store.Kind()+" at "+where, a.store.Ping(ctx))
+	if lite, ok := a.store.(*sqlite.Store); ok {
+		for _, c := range lite.Checks(ctx) {
+			st.Checks = append(st.Checks, handlers.Check{Name: c.Name, Configured: where, OK: c.OK, Detail: c.Detail})
+		}
+	}
 	web := a.cfg.WebSearch
 	if web != "off" {
 		web += " at " + a.cfg.WebSearchURL

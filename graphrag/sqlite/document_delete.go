@@ -10,10 +10,31 @@ import (
 // DeleteDocument removes a document with its source, chunks, vectors, full-text entries and mentions
 // (foreign-key cascades and triggers), then the relations and entities it alone supported. Relations and
 // entities another document supports keep only that document's chunks; aliases stay. Deleting an unknown
-// document does nothing.
+// document does nothing. On a full disk the space reserve is released and the delete tried again, so a
+// person can always free room by deleting; the log is then checkpointed into the file, whose freed pages
+// later writes reuse.
 func (s *Store) DeleteDocument(ctx context.Context, id string) error {
 	s.vecMu.Lock()
 	defer s.vecMu.Unlock()
+	chunkIDs, err := s.deleteDocument(ctx, id)
+	if isFull(err) && s.releaseReserve() {
+		chunkIDs, err = s.deleteDocument(ctx, id)
+		if err == nil {
+			if _, cerr := s.writer.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`); cerr != nil {
+				s.logger.Warn("sqlite: checkpoint after a delete on a full disk", "err", cerr)
+			}
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("sqlite: delete document %s: %w", id, err)
+	}
+	s.vectors.remove(chunkIDs)
+	s.logger.Debug("sqlite document deleted", "doc", id, "chunks", len(chunkIDs))
+	s.keepReserve()
+	return nil
+}
+
+func (s *Store) deleteDocument(ctx context.Context, id string) ([]string, error) {
 	var chunkIDs []string
 	err := s.write(ctx, "delete document", func(tx *sql.Tx) error {
 		var err error
@@ -42,12 +63,7 @@ func (s *Store) DeleteDocument(ctx context.Context, id string) error {
 		return execBatches(ctx, tx, `DELETE FROM entities WHERE key IN (%s)
 			AND NOT EXISTS (SELECT 1 FROM mentions m WHERE m.entity_key = entities.key)`, entityKeys)
 	})
-	if err != nil {
-		return fmt.Errorf("sqlite: delete document %s: %w", id, err)
-	}
-	s.vectors.remove(chunkIDs)
-	s.logger.Debug("sqlite document deleted", "doc", id, "chunks", len(chunkIDs))
-	return nil
+	return chunkIDs, err
 }
 
 // queryer is what *sql.DB and *sql.Tx share for reads.

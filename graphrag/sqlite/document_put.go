@@ -49,10 +49,9 @@ func (s *Store) PutDocument(ctx context.Context, doc graphrag.Document, source [
 			return err
 		}
 		created = n == 1
-		if !created {
-			return nil
-		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO sources (doc_id, bytes) VALUES (?, ?)`, doc.ID, source)
+		// Also for a document already there: a failed one lost its bytes (SetDocumentStatus), and
+		// uploading it again brings them back.
+		_, err = tx.ExecContext(ctx, `INSERT INTO sources (doc_id, bytes) VALUES (?, ?) ON CONFLICT (doc_id) DO NOTHING`, doc.ID, source)
 		return err
 	})
 	if err != nil {
@@ -66,7 +65,8 @@ func (s *Store) PutDocument(ctx context.Context, doc graphrag.Document, source [
 }
 
 // SetDocumentStatus records a job step and its reason (cleared when empty); title and format change only
-// when given.
+// when given. A failed document's uploaded bytes are deleted with it: nothing will read them again
+// unless the same file is uploaded again, which brings them back.
 func (s *Store) SetDocumentStatus(ctx context.Context, id string, status graphrag.DocStatus, reason string, meta graphrag.DocumentMeta) error {
 	err := s.write(ctx, "set document status", func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE documents SET status = ?1, error = ?2,
@@ -78,7 +78,11 @@ func (s *Store) SetDocumentStatus(ctx context.Context, id string, status graphra
 		if err != nil {
 			return err
 		}
-		return requireRow(res, "document", id)
+		if err := requireRow(res, "document", id); err != nil || status != graphrag.StatusFailed {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `DELETE FROM sources WHERE doc_id = ?`, id)
+		return err
 	})
 	if err != nil {
 		return fmt.Errorf("sqlite: set document %s status %s: %w", id, status, err)

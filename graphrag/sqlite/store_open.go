@@ -3,14 +3,17 @@
 package sqlite
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
 	"log/slog"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hopwise/hopwise/graphrag"
@@ -23,6 +26,16 @@ import (
 type Options struct {
 	EmbedDim   int
 	EmbedModel string
+	// Force opens an existing file that is empty, holds another program's tables or fails
+	// PRAGMA quick_check; Checks then reports it. Without it Open refuses such a file (ErrEmptyFile,
+	// ErrNoSchema, ErrDamaged).
+	Force bool
+	// ReserveBytes is the size of the reserve file kept beside the store and released when a delete
+	// meets a full disk (0: none; `hopwise serve` keeps DefaultReserveBytes).
+	ReserveBytes int64
+	// MinFreeBytes is the room below which Checks reports the disk space failing (default
+	// DefaultMinFreeBytes).
+	MinFreeBytes int64
 }
 
 // Store is the embedded graphrag.Store. Writes go through one connection (SQLite allows one writer) and
@@ -38,6 +51,11 @@ type Store struct {
 	// embedding of the same chunk leave the copy as the file is.
 	vecMu  sync.Mutex
 	logger *slog.Logger
+
+	state   openState
+	reserve int64
+	minFree int64
+	fullAt  atomic.Pointer[time.Time] // when the last write failed for lack of space; nil after a write succeeds
 }
 
 var _ graphrag.Store = (*Store)(nil)
@@ -59,6 +77,10 @@ func Open(ctx context.Context, path string, opt Options, logger *slog.Logger) (*
 		logger = slog.New(slog.DiscardHandler)
 	}
 	start := time.Now()
+	existed, forced, err := inspectFile(path, opt.Force)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+	}
 	writer, err := sql.Open("sqlite", dsn(path, false))
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
@@ -74,7 +96,9 @@ func Open(ctx context.Context, path string, opt Options, logger *slog.Logger) (*
 	readers := max(4, runtime.NumCPU())
 	reader.SetMaxOpenConns(readers)
 	reader.SetMaxIdleConns(readers)
-	s := &Store{path: path, dim: opt.EmbedDim, writer: writer, reader: reader, vectors: newVectorIndex(opt.EmbedDim), logger: logger}
+	s := &Store{path: path, dim: opt.EmbedDim, writer: writer, reader: reader, vectors: newVectorIndex(opt.EmbedDim), logger: logger,
+		state:   openState{existed: existed, forced: forced},
+		reserve: opt.ReserveBytes, minFree: cmp.Or(opt.MinFreeBytes, DefaultMinFreeBytes)}
 	if err := s.prepare(ctx, opt); err != nil {
 		s.Close()
 		return nil, err
@@ -84,8 +108,18 @@ func Open(ctx context.Context, path string, opt Options, logger *slog.Logger) (*
 	return s, nil
 }
 
-// prepare migrates the schema, checks the embedding settings and loads the vectors.
+// prepare checks an existing file, migrates the schema, checks the embedding settings, loads the vectors
+// and keeps the space reserve.
 func (s *Store) prepare(ctx context.Context, opt Options) error {
+	if s.state.existed {
+		if err := s.checkExisting(ctx, opt.Force); err != nil {
+			return fmt.Errorf("sqlite: open %s: %w", s.path, err)
+		}
+	}
+	if free, ok := diskFree(filepath.Dir(s.path)); ok && free < s.minFree {
+		s.logger.Warn("sqlite: little free disk space", "path", s.path, "free", bytesText(free))
+	}
+	defer s.keepReserve()
 	if err := s.migrate(ctx); err != nil {
 		return fmt.Errorf("sqlite: open %s: migrate: %w", s.path, err)
 	}

@@ -22,6 +22,7 @@ func (s *Store) write(ctx context.Context, op string, fn func(tx *sql.Tx) error)
 	var err error
 	for attempt := 1; ; attempt++ {
 		err = s.writeOnce(ctx, fn)
+		s.noteWrite(err)
 		if err == nil || !isBusy(err) || attempt == writeAttempts {
 			return err
 		}
