@@ -2,7 +2,6 @@ package graphrag
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -21,7 +20,6 @@ type IngestOptions struct {
 	MaxBytes           int64 // largest source file (default 25 MiB)
 	MaxTokens          int   // chunk size (default 350)
 	MaxChunks          int   // chunks per document (default 5000)
-	QueueSize          int   // documents waiting at most (default 1024)
 }
 
 func (o IngestOptions) withDefaults() IngestOptions {
@@ -35,18 +33,18 @@ func (o IngestOptions) withDefaults() IngestOptions {
 	def(&o.EmbedBatch, 32)
 	def(&o.MaxTokens, 350)
 	def(&o.MaxChunks, 5000)
-	def(&o.QueueSize, 1024)
 	if o.MaxBytes <= 0 {
 		o.MaxBytes = 25 << 20
 	}
 	return o
 }
 
-// ErrQueueFull: too many documents are waiting; the upload should be tried again later.
-var ErrQueueFull = errors.New("ingest queue is full")
-
 // Ingester runs ingest jobs: parse, chunk, embed, extract, each step recorded in the store so a job
 // resumes where it stopped after a crash. One job at a time per document; Delete waits for it.
+//
+// Jobs wait in a FIFO of document IDs with no bound: every ID stands for a document the store already holds
+// with its source, so the queue grows with the store and never beyond it (tens of bytes per document), and
+// no upload is refused or kept waiting because many are queued.
 type Ingester struct {
 	store   Store
 	embed   Embedder
@@ -54,9 +52,10 @@ type Ingester struct {
 	opt     IngestOptions
 	logger  *slog.Logger
 	bus     *bus
-	queue   chan string
+	wake    chan struct{} // a token per job queued, up to one per worker: an idle worker waits for one
 
 	mu      sync.Mutex
+	pending []string // IDs in arrival order, each also in queued
 	locks   map[string]*sync.Mutex
 	running map[string]context.CancelFunc
 	queued  map[string]bool
@@ -67,12 +66,14 @@ func NewIngester(store Store, embed Embedder, extract ChunkExtractor, opt Ingest
 	opt = opt.withDefaults()
 	return &Ingester{
 		store: store, embed: embed, extract: extract, opt: opt, logger: logger, bus: newBus(),
-		queue: make(chan string, opt.QueueSize), locks: map[string]*sync.Mutex{},
+		wake: make(chan struct{}, opt.Workers), locks: map[string]*sync.Mutex{},
 		running: map[string]context.CancelFunc{}, queued: map[string]bool{},
 	}
 }
 
-// Subscribe returns a channel of progress snapshots and a function that ends the subscription.
+// Subscribe returns a channel of progress snapshots and a function that ends the subscription. A subscriber
+// that falls behind loses the oldest snapshots, final ones included: to wait for a job's end, read the
+// document's status from the store as well.
 func (in *Ingester) Subscribe() (<-chan Progress, func()) { return in.bus.subscribe() }
 
 // Submit stores a file and queues its job, returning at once. The same bytes uploaded again return the
@@ -107,26 +108,51 @@ func (in *Ingester) Submit(ctx context.Context, name string, r io.Reader) (doc D
 		}
 		doc.Status, doc.Error = StatusQueued, ""
 	}
-	if err := in.enqueue(doc.ID); err != nil {
-		return doc, false, err
-	}
+	in.enqueue(doc.ID)
 	in.bus.publish(Progress{DocID: doc.ID, Name: doc.Name, Status: doc.Status})
 	return doc, false, nil
 }
 
-func (in *Ingester) enqueue(id string) error {
+// enqueue adds a document's job behind the others unless it is already queued or running.
+func (in *Ingester) enqueue(id string) {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	if in.queued[id] || in.running[id] != nil {
-		return nil
+		return
 	}
+	in.queued[id] = true
+	in.pending = append(in.pending, id)
+	in.signal()
+}
+
+// signal leaves a wake-up token for an idle worker. A full buffer holds one per worker: every idle worker
+// will wake and look at the queue anyway.
+func (in *Ingester) signal() {
 	select {
-	case in.queue <- id:
-		in.queued[id] = true
-		return nil
+	case in.wake <- struct{}{}:
 	default:
-		return ErrQueueFull
 	}
+}
+
+// next takes the oldest queued ID, waiting for one when there is none; ok is false once ctx ends. A token
+// left by a job another worker took only makes this one look again.
+func (in *Ingester) next(ctx context.Context) (id string, ok bool) {
+	for ctx.Err() == nil {
+		in.mu.Lock()
+		if len(in.pending) > 0 {
+			id = in.pending[0]
+			in.pending[0] = ""
+			in.pending = in.pending[1:]
+			in.mu.Unlock()
+			return id, true
+		}
+		in.mu.Unlock()
+		select {
+		case <-ctx.Done():
+		case <-in.wake:
+		}
+	}
+	return "", false
 }
 
 // Run resumes every unfinished job found in the store and processes queued jobs until ctx ends.
@@ -139,9 +165,7 @@ func (in *Ingester) Run(ctx context.Context) error {
 	for _, d := range docs {
 		if !d.Status.Finished() {
 			in.logger.Info("resuming ingest", "doc", d.ID, "name", d.Name, "status", d.Status)
-			if err := in.enqueue(d.ID); err != nil {
-				in.logger.Warn("resume ingest", "doc", d.ID, "err", err)
-			}
+			in.enqueue(d.ID)
 		}
 	}
 	var wg sync.WaitGroup
@@ -150,12 +174,11 @@ func (in *Ingester) Run(ctx context.Context) error {
 		go func() {
 			defer wg.Done()
 			for {
-				select {
-				case <-ctx.Done():
+				id, ok := in.next(ctx)
+				if !ok {
 					return
-				case id := <-in.queue:
-					in.process(ctx, id)
 				}
+				in.process(ctx, id)
 			}
 		}()
 	}

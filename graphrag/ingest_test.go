@@ -40,6 +40,14 @@ func newEnv(t testing.TB, handlers ...func(llmtest.Request) (llmtest.Reply, bool
 // newEnvWith is newEnv with ingest options.
 func newEnvWith(t testing.TB, opt graphrag.IngestOptions, handlers ...func(llmtest.Request) (llmtest.Reply, bool)) *testEnv {
 	t.Helper()
+	env := newIdleEnv(t, opt, handlers...)
+	env.run()
+	return env
+}
+
+// newIdleEnv is newEnvWith before its Ingester runs: jobs submitted wait in its queue until run.
+func newIdleEnv(t testing.TB, opt graphrag.IngestOptions, handlers ...func(llmtest.Request) (llmtest.Reply, bool)) *testEnv {
+	t.Helper()
 	model := llmtest.New(t)
 	for _, h := range handlers {
 		model.Handle(h)
@@ -55,12 +63,16 @@ func newEnvWith(t testing.TB, opt graphrag.IngestOptions, handlers ...func(llmte
 	}
 	t.Cleanup(func() { store.Close() })
 	in := graphrag.NewIngester(store, client, graphrag.NewLLMExtractor(client), opt, logger)
+	return &testEnv{t: t, model: model, store: store, ingester: in, retriever: graphrag.NewRetriever(store, client)}
+}
+
+// run starts the Ingester until the test ends.
+func (e *testEnv) run() {
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Add(1)
-	go func() { defer wg.Done(); in.Run(ctx) }()
-	t.Cleanup(func() { cancel(); wg.Wait() })
-	return &testEnv{t: t, model: model, store: store, ingester: in, retriever: graphrag.NewRetriever(store, client)}
+	go func() { defer wg.Done(); e.ingester.Run(ctx) }()
+	e.t.Cleanup(func() { cancel(); wg.Wait() })
 }
 
 // ingest submits files (name -> content) and waits until each is done or failed; it returns the final

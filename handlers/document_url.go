@@ -9,7 +9,6 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/hopwise/hopwise/graphrag"
 	"github.com/hopwise/hopwise/graphrag/parse"
 	"github.com/hopwise/hopwise/urlfetch"
 	"github.com/hopwise/hopwise/web"
@@ -48,8 +47,6 @@ func (s *server) addPage(c echo.Context, rawURL string) (fetchedPage, error) {
 	switch {
 	case errors.Is(err, parse.ErrTooLarge):
 		f.status, f.Message = http.StatusRequestEntityTooLarge, fmt.Sprintf("The page is larger than the limit of %s.", web.Bytes(s.Limits.MaxUploadBytes))
-	case errors.Is(err, graphrag.ErrQueueFull):
-		f.status, f.Message = http.StatusServiceUnavailable, "Too many documents are waiting to be read. Please add this page again in a few minutes."
 	case err != nil:
 		s.Logger.Error("add page: submit", "url", page.URL, "err", err)
 		f.status, f.Message = http.StatusInternalServerError, "This page could not be stored. Please try again; if it keeps failing, check the Status page."
