@@ -13,8 +13,10 @@ type Progress struct {
 	Duplicate bool // the upload matched a document that was already ingested
 }
 
-// bus fans progress out to subscribers. A subscriber that falls behind loses intermediate snapshots, never
-// the latest one: each snapshot replaces the previous one for its document in a full channel's stead.
+// bus fans progress out to subscribers without ever blocking a job. A subscriber that falls behind loses
+// the oldest snapshots in its channel, whichever document they are of and final ones (done, failed)
+// included: a full channel drops its oldest to take the newest. Whoever must see a job end reads the
+// document's status from the store as well, as `hopwise ingest` does.
 type bus struct {
 	mu   sync.Mutex
 	subs map[chan Progress]struct{}

@@ -45,59 +45,19 @@ func ingest(ctx context.Context, e *env, cfg *config.Config, logger *slog.Logger
 	progress, unsubscribe := a.ingester.Subscribe()
 	defer unsubscribe()
 	runCtx, stop := context.WithCancel(ctx)
-	defer stop()
 	done := make(chan error, 1)
 	go func() { done <- a.ingester.Run(runCtx) }()
-
-	waiting := map[string]string{} // doc ID -> path
-	failed := 0
-	for _, f := range files {
-		doc, dup, err := submitSource(ctx, a.ingester, f, min(urlfetch.DefaultMaxBytes, cfg.MaxUploadBytes))
-		switch {
-		case err != nil:
-			failed++
-			fmt.Fprintf(e.stdout, "FAIL  %s: %v\n", f, err)
-		case dup:
-			fmt.Fprintf(e.stdout, "same  %s: already ingested as %s, nothing changed\n", f, doc.ID)
-		default:
-			waiting[doc.ID] = f
-		}
-	}
-	for len(waiting) > 0 {
-		select {
-		case <-ctx.Done():
-			fmt.Fprintf(e.stdout, "interrupted: %d document(s) will resume on the next start\n", len(waiting))
-			return ctx.Err()
-		case p := <-progress:
-			path, ok := waiting[p.DocID]
-			if !ok {
-				continue
-			}
-			switch p.Status {
-			case graphrag.StatusDone:
-				delete(waiting, p.DocID)
-				d, err := a.store.Document(ctx, p.DocID)
-				if err != nil {
-					return err
-				}
-				note := ""
-				if d.FailedChunks > 0 {
-					note = fmt.Sprintf(", %d passage(s) without entities (extraction failed)", d.FailedChunks)
-				}
-				fmt.Fprintf(e.stdout, "done  %s: %s, %d chunks, %d entities, %d relations%s\n", path, d.ID, d.Chunks, d.Entities, d.Relations, note)
-			case graphrag.StatusFailed:
-				delete(waiting, p.DocID)
-				failed++
-				fmt.Fprintf(e.stdout, "FAIL  %s: %s\n", path, p.Error)
-			default:
-				if p.Total > 0 {
-					fmt.Fprintf(e.stderr, "      %s: %s %d/%d\n", path, p.Status, p.Done, p.Total)
-				}
-			}
-		}
+	submitCtx, cancelSubmit := context.WithCancel(ctx)
+	results := submitAll(submitCtx, a.ingester, files, min(urlfetch.DefaultMaxBytes, cfg.MaxUploadBytes))
+	failed, err := newIngestWait(e, a.store).await(ctx, results, progress, pollEvery)
+	cancelSubmit()
+	for range results { // the submitter stops: wait for it before the store closes
 	}
 	stop()
 	<-done
+	if err != nil {
+		return err
+	}
 	if failed > 0 {
 		return fmt.Errorf("%d of %d file(s) or page(s) failed; the others were ingested", failed, len(files))
 	}
