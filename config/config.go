@@ -38,6 +38,7 @@ type Config struct {
 	LLMRetries        int
 	LLMMaxOutput      int
 	LLMFreqPenalty    float64 // frequency_penalty of streamed (free-text) answers; 0 sends none
+	LLMCompactSchema  int     // above 0: grammar schemas cap lists at this and leave out optional text (small models)
 
 	WebSearch       string // off, searxng, tavily
 	WebSearchURL    string
@@ -181,6 +182,8 @@ func (c *Config) settings(lookup func(string) (string, bool)) []setting {
 		integer(&c.LLMMaxOutput, "llm-max-output-tokens", "longest answer of one model call", 2048, "LLM_MAX_OUTPUT_TOKENS"),
 		number(&c.LLMFreqPenalty, "llm-frequency-penalty", "frequency_penalty of written answers, -2 to 2 (0: none sent; "+
 			"small local models loop less at 0.5); never of JSON answers", 0, "LLM_FREQUENCY_PENALTY"),
+		integer(&c.LLMCompactSchema, "llm-compact-schema", "above 0, for small local models: JSON answers under llama.cpp's grammar "+
+			"(json_object_schema) hold at most this many items a list and no optional text fields (shorter extraction)", 0, "LLM_COMPACT_SCHEMA"),
 
 		str(&c.WebSearch, "web-search", "web search fallback: off, searxng, tavily", "off", "WEB_SEARCH"),
 		str(&c.WebSearchURL, "web-search-url", "web search endpoint", "", "WEB_SEARCH_URL"),

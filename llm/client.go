@@ -55,6 +55,11 @@ type Config struct {
 	// FrequencyPenalty is sent with Stream's free-text answers when not 0 (small models repeat
 	// themselves); never with structured answers, whose JSON repeats keys by design.
 	FrequencyPenalty float32
+	// CompactSchema, when above 0, makes the schemas sent in the grammar dialect (ModeJSONObjectSchema)
+	// leaner for a small local model, whose every output token costs about 0.1 s on a CPU: each list holds
+	// at most CompactSchema items and optional (omitempty) text fields are left out of the grammar, so the
+	// model cannot spend tokens on them. Answers decode as before: what is left out is optional.
+	CompactSchema int
 
 	BackoffBase time.Duration // first backoff ceiling, default 500ms
 	BackoffMax  time.Duration // backoff ceiling, default 20s

@@ -25,6 +25,73 @@ type schema struct {
 	strict  bool   // every object lists all its properties as required
 	open    byte   // '{' or '[' where the JSON starts; 0 for scalars
 	err     error
+
+	compactMu sync.Mutex
+	compact   map[int]json.RawMessage // bounded made lean, by list cap (Config.CompactSchema)
+}
+
+// grammar is the schema sent where it drives a grammar: bounded, or, with maxItems above 0, its lean
+// form (see Config.CompactSchema).
+func (s *schema) grammar(maxItems int) json.RawMessage {
+	if maxItems <= 0 {
+		return s.bounded
+	}
+	s.compactMu.Lock()
+	defer s.compactMu.Unlock()
+	if raw, ok := s.compact[maxItems]; ok {
+		return raw
+	}
+	raw := s.bounded
+	var doc any
+	if err := json.Unmarshal(s.bounded, &doc); err == nil {
+		lean(doc, maxItems, 0)
+		if b, err := json.Marshal(doc); err == nil {
+			raw = b
+		}
+	}
+	if s.compact == nil {
+		s.compact = map[int]json.RawMessage{}
+	}
+	s.compact[maxItems] = raw
+	return raw
+}
+
+// lean caps every list of a schema node at maxItems and drops the optional properties of type string,
+// $defs included.
+func lean(node any, maxItems, depth int) {
+	obj, ok := node.(map[string]any)
+	if !ok || depth > 32 {
+		return
+	}
+	if obj["type"] == "array" {
+		if n, ok := obj["maxItems"].(float64); !ok || int(n) > maxItems {
+			obj["maxItems"] = maxItems
+		}
+	}
+	if props, ok := obj["properties"].(map[string]any); ok {
+		required := map[string]bool{}
+		if req, ok := obj["required"].([]any); ok {
+			for _, r := range req {
+				if name, ok := r.(string); ok {
+					required[name] = true
+				}
+			}
+		}
+		for name, p := range props {
+			if pm, ok := p.(map[string]any); ok && !required[name] && pm["type"] == "string" {
+				delete(props, name)
+			}
+		}
+	}
+	for _, v := range obj {
+		switch child := v.(type) {
+		case map[string]any:
+			lean(child, maxItems, depth+1)
+			for _, d := range child { // properties and $defs hold schemas by name
+				lean(d, maxItems, depth+1)
+			}
+		}
+	}
 }
 
 var schemas sync.Map // reflect.Type -> *schema

@@ -71,14 +71,14 @@ func Structured[T any](ctx context.Context, c *Client, req Request) (T, error) {
 // the request is sent again.
 func (c *Client) structuredCall(ctx context.Context, req Request, s *schema) (Response, error) {
 	mode := c.structuredMode()
-	resp, err := c.complete(ctx, "structured", schemaPrompt(req, s, mode), 0, schemaFormat(s, mode))
+	resp, err := c.complete(ctx, "structured", schemaPrompt(req, s, mode), 0, c.schemaFormat(s, mode))
 	if err == nil || c.cfg.StructuredMode != ModeAuto || mode != ModeJSONSchema || !rejectsFormat(err) {
 		return resp, err
 	}
 	if c.noJSONSchema.CompareAndSwap(false, true) {
 		c.log.Info("llm: server rejected json_schema; using json_object from now on", "err", err)
 	}
-	return c.complete(ctx, "structured", schemaPrompt(req, s, ModeJSONObject), 0, schemaFormat(s, ModeJSONObject))
+	return c.complete(ctx, "structured", schemaPrompt(req, s, ModeJSONObject), 0, c.schemaFormat(s, ModeJSONObject))
 }
 
 // structuredMode is the dialect of the next structured call.
@@ -93,7 +93,7 @@ func (c *Client) structuredMode() string {
 }
 
 // schemaFormat is how mode asks the server for output conforming to s.
-func schemaFormat(s *schema, mode string) format {
+func (c *Client) schemaFormat(s *schema, mode string) format {
 	switch mode {
 	case ModeJSONSchema:
 		return format{rf: &openai.ChatCompletionResponseFormat{
@@ -101,7 +101,7 @@ func schemaFormat(s *schema, mode string) format {
 			JSONSchema: &openai.ChatCompletionResponseFormatJSONSchema{Name: s.name, Schema: s.raw, Strict: s.strict},
 		}}
 	case ModeJSONObjectSchema:
-		rf, _ := json.Marshal(map[string]any{"type": "json_object", "schema": s.bounded})
+		rf, _ := json.Marshal(map[string]any{"type": "json_object", "schema": s.grammar(c.cfg.CompactSchema)})
 		return format{patch: map[string]json.RawMessage{"response_format": rf}}
 	case ModeJSONObject:
 		return format{rf: &openai.ChatCompletionResponseFormat{Type: openai.ChatCompletionResponseFormatTypeJSONObject}}

@@ -341,3 +341,44 @@ func TestStructuredBoundsReachTheGrammarDialect(t *testing.T) {
 		})
 	}
 }
+
+type leanGraph struct {
+	Nodes []leanNode `json:"nodes" maxItems:"16"`
+	Tags  []string   `json:"tags"`
+}
+
+type leanNode struct {
+	Name        string `json:"name" maxLength:"40"`
+	Description string `json:"description,omitempty" maxLength:"80"`
+	Weight      []int  `json:"weight,omitempty" maxItems:"2"`
+}
+
+// With CompactSchema, the grammar lets a small model write at most that many items per list and no
+// optional text; the answer decodes as before. Without it, the schema is the tags' one.
+func TestCompactSchemaCapsListsAndDropsOptionalText(t *testing.T) {
+	for _, compact := range []int{0, 4} {
+		s := llmtest.New(t)
+		s.Enqueue(llmtest.Reply{Content: `{"nodes":[{"name":"Munich","weight":[1]}],"tags":[]}`})
+		c := newClient(t, s, func(c *llm.Config) { c.StructuredMode, c.CompactSchema = llm.ModeJSONObjectSchema, compact })
+		g, err := llm.Structured[leanGraph](context.Background(), c, llm.Request{Messages: user("g")})
+		if err != nil || len(g.Nodes) != 1 || g.Nodes[0].Weight[0] != 1 {
+			t.Fatalf("compact %d: %+v, %v", compact, g, err)
+		}
+		var f format
+		if err := json.Unmarshal(s.Requests()[0].ResponseFormat, &f); err != nil {
+			t.Fatal(err)
+		}
+		schema := string(f.Schema)
+		wantCap := `"maxItems":16`
+		if compact > 0 {
+			wantCap = `"maxItems":4`
+		}
+		if !strings.Contains(schema, wantCap) || strings.Contains(schema, "description") != (compact == 0) ||
+			!strings.Contains(schema, `"weight"`) || !strings.Contains(schema, `"maxItems":2`) {
+			t.Errorf("compact %d: schema %s: want lists capped at %s, description only without compact, weight kept", compact, schema, wantCap)
+		}
+		if compact > 0 && strings.Count(schema, `"maxItems":4`) != 2 { // nodes and the untagged tags
+			t.Errorf("compact %d: schema %s: every list without a smaller bound gets the cap", compact, schema)
+		}
+	}
+}

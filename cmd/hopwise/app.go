@@ -34,7 +34,7 @@ func openApp(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*app
 		EmbedBaseURL: cfg.EmbedBaseURL, EmbedAPIKey: cfg.EmbedAPIKey, EmbedModel: cfg.EmbedModel,
 		StructuredMode: cfg.StructuredMode, Timeout: cfg.LLMTimeout, StreamIdleTimeout: cfg.StreamIdleTimeout,
 		MaxConcurrency: cfg.LLMConcurrency, MaxRetries: cfg.LLMRetries, MaxOutputTokens: cfg.LLMMaxOutput,
-		FrequencyPenalty: float32(cfg.LLMFreqPenalty),
+		FrequencyPenalty: float32(cfg.LLMFreqPenalty), CompactSchema: cfg.LLMCompactSchema,
 	}, logger)
 	dim, err := embedDim(ctx, cfg, client)
 	if err != nil {
