@@ -98,12 +98,13 @@ func tail(s string, n int) string {
 }
 
 // TestIngestEndsWhenProgressOverflows: the command is held on its first line of output while every job runs
-// to its end, so the ~700 progress events overflow its subscription's 256 slots and most documents' final
-// events are dropped. Once released it must still report every file and end, in process under -race.
+// to its end, so its ~420 progress events (7 a document) overflow the subscription's 256 slots and the
+// oldest, the final events of the first documents to finish among them, are dropped. Once released it must
+// still report every file and end.
 func TestIngestEndsWhenProgressOverflows(t *testing.T) {
 	model := llmtest.New(t, llmtest.WithEmbedDim(64))
 	model.Handle(graphragtest.Extraction)
-	const n = 100
+	const n = 60
 	dir, data := writeNotes(t, n), t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
