@@ -15,16 +15,16 @@ import (
 // calls cost more than they brought: grading set aside passages that answered, the audit let inventions
 // through, and a question took up to three minutes (docs/benchmarks.md). Here one structured call per
 // pass writes the facts it uses, its reasoning, whether the sources answer, and only then the answer
-// (reasons before the verdict); Hopwise's own claim check (claim_check.go) decides whether the answer
-// stands. With nothing that stands, one more pass searches for what the reasoning says is missing, and
-// then the run refuses.
+// (reasons before the verdict), with searches for what is missing when it does not answer; Hopwise's own
+// claim check (claim_check.go) decides whether the answer stands. With nothing that stands, one more pass
+// runs those searches, and then the run refuses. There is no separate planning call: the second answer
+// call's prompt starts with the first one's (instructions, the first pass's sources), so the server, which
+// reuses the longest common prefix with its previous prompt, only reads the new sources and the question.
 const ProfileLocal = "local"
 
 var (
 	//go:embed prompts/local_answer.txt
 	promptLocalAnswer string
-	//go:embed prompts/local_plan.txt
-	promptLocalPlan string
 )
 
 // Caps of the local profile: sources shown to one answer call (two passes of K passages and their graph
@@ -41,6 +41,7 @@ type compactAnswer struct {
 	Reasoning  string   `json:"reasoning" description:"how the facts answer the question; the missing fact, if any" maxLength:"400"`
 	Answerable bool     `json:"answerable" description:"true only if the facts answer the question"`
 	Answer     string   `json:"answer" description:"the direct answer, then its deciding facts with [n]; empty if not answerable" maxLength:"400"`
+	Search     []string `json:"search" description:"when not answerable: up to 2 short search queries for the missing facts; else empty" maxItems:"2" maxLength:"100"`
 }
 
 // localLoop is the research loop of the local profile: search (hybrid and graph, no grading call), one
@@ -61,19 +62,18 @@ func (r *run) localLoop(ctx context.Context) error {
 		}
 		items := r.fresh(ctx, f, strings.Join(queries, "; "))
 		r.finished(NodeRetrieve, retrieveSummary(queries, items))
+		var next []string
 		if n := r.st.keep(items); n > 0 && r.callsLeft() > 0 {
-			ok, err := r.answerCompact(ctx)
+			ok, search, err := r.answerCompact(ctx)
 			if err != nil || ok {
 				return err
 			}
+			next = search
 		}
-		if r.st.loops >= r.cfg.MaxLoops || r.callsLeft() < 2 {
+		if r.st.loops >= r.cfg.MaxLoops || r.callsLeft() < 1 {
 			break
 		}
-		if queries, err = r.planCompact(ctx); err != nil {
-			return err
-		}
-		if len(queries) == 0 {
+		if queries = r.nextSearches(next); len(queries) == 0 {
 			break
 		}
 	}
@@ -92,8 +92,9 @@ func (r *run) compactSources() []source {
 }
 
 // answerCompact asks for an answer from the kept sources and keeps it only if the model found the
-// sources answer and the claim check passes. It reports whether an answer now stands.
-func (r *run) answerCompact(ctx context.Context) (bool, error) {
+// sources answer and the claim check passes. It reports whether an answer now stands and, when none does,
+// the searches the model asked for.
+func (r *run) answerCompact(ctx context.Context) (bool, []string, error) {
 	srcs := r.compactSources()
 	r.started(NodeGenerate, fmt.Sprintf("Writing the answer from %d sources", len(srcs)))
 	r.round()
@@ -105,24 +106,24 @@ func (r *run) answerCompact(ctx context.Context) (bool, error) {
 		r.a.log.Warn("agent: answer unreadable", "err", err)
 		r.rec.send(Event{Type: EventError, Node: NodeGenerate, Error: "the answer was unreadable"})
 		r.finished(NodeGenerate, "No answer")
-		return false, nil
+		return false, nil, nil
 	}
 	if err != nil {
-		return false, fmt.Errorf("agent: answer: %w", err)
+		return false, nil, fmt.Errorf("agent: answer: %w", err)
 	}
 	r.st.hypothesis = strings.TrimSpace(a.Reasoning)
 	answer := strings.TrimSpace(scrubInternal(unfence(a.Answer)))
 	if !a.Answerable || answer == "" || refusesItself(answer) {
 		r.st.critique = "The sources found so far do not answer the question."
 		r.finished(NodeGenerate, "The sources found so far do not answer the question")
-		return false, nil
+		return false, a.Search, nil
 	}
 	if bad := unsupportedClaims(answer, srcs); len(bad) > 0 {
 		r.st.unsupported = bad
 		r.st.critique = "The answer joins things that no single source states together."
 		r.rec.send(Event{Type: EventNodeFinished, Node: NodeAudit, Summary: "Set aside: no single source names together what this answer joins: " + clip(strings.Join(bad, " "), 200)})
 		r.finished(NodeGenerate, "The answer did not pass the check against the sources")
-		return false, nil
+		return false, a.Search, nil
 	}
 	var facts []string
 	dropped := 0
@@ -150,7 +151,13 @@ func (r *run) answerCompact(ctx context.Context) (bool, error) {
 		r.st.grounded = GroundedPartially
 	}
 	r.finished(NodeAudit, "Checked: every name and number of the answer appears together in one source")
-	return true, nil
+	return true, nil, nil
+}
+
+// nextSearches are the searches of the next pass: those the answer call asked for and no pass made yet.
+func (r *run) nextSearches(asked []string) []string {
+	r.started(NodeTransform, "Working out what is still missing")
+	return r.acceptSearches(asked)
 }
 
 // refusesItself reports an answer text that says the sources do not answer (a model that marks itself
@@ -168,24 +175,4 @@ func refusesItself(answer string) bool {
 		}
 	}
 	return false
-}
-
-type compactPlan struct {
-	Queries []string `json:"queries" description:"up to 3 new short search queries, each for one missing fact; empty if nothing more can be searched" maxItems:"3" maxLength:"120"`
-}
-
-// planCompact writes new searches from the reasoning of the last answer call; it returns the queries not
-// searched before.
-func (r *run) planCompact(ctx context.Context) ([]string, error) {
-	r.started(NodeTransform, "Working out what is still missing")
-	r.round()
-	var b strings.Builder
-	b.WriteString("Question: " + r.st.question + "\n")
-	writeList(&b, "Searches already made", r.st.queries)
-	var notes strings.Builder
-	writeNote(&notes, "Found so far", r.st.hypothesis)
-	writeList(&notes, "Claims no source supports", r.st.unsupported)
-	writeNotes(&b, notes.String())
-	p, err := llm.Structured[compactPlan](ctx, r.a.llm, request("plan", promptLocalPlan, b.String()))
-	return r.newSearches(p.Queries, err)
 }

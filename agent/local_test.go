@@ -10,8 +10,7 @@ import (
 )
 
 const (
-	taskCompact     = "compact answer"
-	taskCompactPlan = "compact search plan"
+	taskCompact = "compact answer"
 )
 
 type compactReply struct {
@@ -19,6 +18,7 @@ type compactReply struct {
 	Reasoning  string   `json:"reasoning"`
 	Answerable bool     `json:"answerable"`
 	Answer     string   `json:"answer"`
+	Search     []string `json:"search"`
 }
 
 func localAgent(m *model) *agent.Agent {
@@ -46,6 +46,7 @@ func TestLocalProfileAnswersInOneCall(t *testing.T) {
 			Reasoning:  "The flight is longer than 3,500 km, so the highest tier applies.",
 			Answerable: true,
 			Answer:     "You can receive 600 EUR, because Delhi is 5,921 km from Munich, more than 3,500 km.",
+			Search:     []string{},
 		})
 	})
 	res, rec := ask(t, localAgent(m), "How much can I receive if I am denied boarding on a Lufthansa flight from Delhi to Munich?")
@@ -65,30 +66,35 @@ func TestLocalProfileAnswersInOneCall(t *testing.T) {
 }
 
 // A model that marks an invention answerable (a subject of one document joined to a name of another) is
-// caught by the claim check; the second pass searches for what is missing and the run refuses honestly,
-// with none of the loop's notes in the answer.
+// caught by the claim check; the second pass runs the searches the model asked for, its answer call
+// starting with the first call's prompt, and the run refuses honestly, with none of the loop's notes in
+// the answer.
 func TestLocalProfileRefusesWhatNoSourceStatesTogether(t *testing.T) {
 	m := newModel(t)
+	var prompts []string
 	m.on(taskCompact, func(c call) llmtest.Reply {
+		prompts = append(prompts, c.LastUser())
 		return reply(compactReply{
 			Facts:      []string{"Lena Vogt founded Nexa AI [1]"},
 			Reasoning:  "Lena Vogt is a chief executive.",
 			Answerable: true,
 			Answer:     "The chief executive of Lufthansa is Lena Vogt. Critique: the sources do not name Lufthansa's chief.",
+			Search:     []string{"Lufthansa chief executive officer"},
 		})
-	})
-	m.on(taskCompactPlan, func(c call) llmtest.Reply {
-		if !strings.Contains(c.LastUser(), "Lufthansa is Lena Vogt") {
-			t.Errorf("the plan is not told which claim failed:\n%s", c.LastUser())
-		}
-		return queries("Lufthansa chief executive officer")
 	})
 	res, _ := ask(t, localAgent(m), "Who is the chief executive of Lufthansa today?")
 	if !res.NotFound || strings.Contains(res.Answer, "Lena") || strings.Contains(res.Answer, "Critique") {
 		t.Errorf("not found %v, answer %q: want an honest refusal", res.NotFound, res.Answer)
 	}
-	if m.count(taskCompact) != 2 || m.count(taskCompactPlan) != 1 {
-		t.Errorf("%d answer calls and %d plans, want 2 and 1 (two passes at most)", m.count(taskCompact), m.count(taskCompactPlan))
+	if len(prompts) != 2 || res.Usage.Calls != 2 {
+		t.Fatalf("%d answer calls, %d calls in all: want 2 (two passes at most, no other call)", len(prompts), res.Usage.Calls)
+	}
+	firstSources, _, _ := strings.Cut(prompts[0], "\nQuestion: ")
+	if !strings.HasPrefix(prompts[1], firstSources) || len(prompts[1]) <= len(prompts[0]) {
+		t.Errorf("the second answer prompt does not start with the first one's sources:\n%s\n---\n%s", prompts[0], prompts[1])
+	}
+	if q := of(res.Trace, agent.EventQueries); len(q) != 1 || q[0].Queries[0] != "Lufthansa chief executive officer" {
+		t.Errorf("query events %+v, want the model's search", q)
 	}
 }
 
@@ -97,14 +103,14 @@ func TestLocalProfileRefusesWhatNoSourceStatesTogether(t *testing.T) {
 func TestLocalProfileTrustsAVerdictOfNotAnswerable(t *testing.T) {
 	m := newModel(t)
 	m.on(taskCompact, func(c call) llmtest.Reply {
-		return reply(compactReply{Facts: []string{}, Reasoning: "The handbook gives the policy, not what Chen Wei took.", Answer: "Chen Wei took 24 days."})
+		return reply(compactReply{Facts: []string{}, Reasoning: "The handbook gives the policy, not what Chen Wei took.",
+			Answer: "Chen Wei took 24 days.", Search: []string{}})
 	})
-	m.on(taskCompactPlan, func(c call) llmtest.Reply { return queries() })
 	res, _ := ask(t, localAgent(m), "How many vacation days did Chen Wei take in 2025?")
 	if !res.NotFound || strings.Contains(res.Answer, "24") {
 		t.Errorf("not found %v, answer %q: want a refusal", res.NotFound, res.Answer)
 	}
 	if m.count(taskCompact) != 1 {
-		t.Errorf("%d answer calls: an empty plan ends the research", m.count(taskCompact))
+		t.Errorf("%d answer calls: no search asked for ends the research", m.count(taskCompact))
 	}
 }

@@ -39,15 +39,20 @@ func (r *run) newSearches(queries []string, err error) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("agent: plan new searches: %w", err)
 	}
+	return r.acceptSearches(queries), nil
+}
+
+// acceptSearches keeps the queries of a plan that no pass searched yet, at most maxSubQueries, and says so.
+func (r *run) acceptSearches(queries []string) []string {
 	qs := nonEmpty(queries)
 	fresh := r.st.addQueries(qs[:min(len(qs), maxSubQueries)])
 	if len(fresh) == 0 {
 		r.finished(NodeTransform, "Nothing new to search for")
-		return nil, nil
+		return nil
 	}
 	r.rec.send(Event{Type: EventQueries, Node: NodeTransform, Summary: "Next, looking for: " + clip(strings.Join(fresh, "; "), 200), Queries: fresh})
 	r.finished(NodeTransform, fmt.Sprintf("%d new searches", len(fresh)))
-	return fresh, nil
+	return fresh
 }
 
 func (r *run) transformPrompt() string {
