@@ -54,9 +54,7 @@ func New(t testing.TB, opt Options) *App {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	sc := &script{gate: opt.AnswerGate, tokenDelay: opt.TokenDelay, extractDelay: opt.ExtractDelay, answers: opt.Answers}
-	model := llmtest.New(t)
-	model.Handle(sc.reply)
+	model, sc := scriptedModel(t, opt)
 	client := llm.New(llm.Config{
 		BaseURL: model.URL(), APIKey: "test", Model: "test-model", EmbedModel: "test-embed",
 		MaxRetries: -1, Timeout: 20 * time.Second, StreamIdleTimeout: 20 * time.Second, MaxConcurrency: 8,
@@ -93,6 +91,22 @@ func New(t testing.TB, opt Options) *App {
 		store.Close()
 	})
 	return a
+}
+
+// ScriptedModel starts the scripted model alone (the agent's tasks, extraction, embeddings of dimension
+// 64, as New uses it), for tests that run the hopwise binary against it.
+func ScriptedModel(t testing.TB, opt Options) *llmtest.Server {
+	t.Helper()
+	model, _ := scriptedModel(t, opt)
+	return model
+}
+
+func scriptedModel(t testing.TB, opt Options) (*llmtest.Server, *script) {
+	t.Helper()
+	sc := &script{gate: opt.AnswerGate, tokenDelay: opt.TokenDelay, extractDelay: opt.ExtractDelay, answers: opt.Answers}
+	model := llmtest.New(t, llmtest.WithEmbedDim(storeOptions.EmbedDim))
+	model.Handle(sc.reply)
+	return model, sc
 }
 
 var storeOptions = sqlite.Options{EmbedDim: 64, EmbedModel: "test-embed"}
