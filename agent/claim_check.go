@@ -2,6 +2,7 @@ package agent
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 )
@@ -34,8 +35,8 @@ var starters = func() map[string]bool {
 var notAnchors = map[string]bool{"eur": true, "euro": true, "euros": true, "usd": true, "km": true, "sources": true, "source": true}
 
 // anchors returns the things a sentence names, normalised for matching: runs of capitalised words
-// ("Lena Vogt", "Munich Airport"), identifiers and numbers ("TRV-117", "S8", "5921"). Citation markers and
-// markdown are ignored; one-digit numbers are too common to anchor anything.
+// ("Lena Vogt", "Munich Airport"), identifiers and numbers ("TRV-117", "S8", "5921", "1"). Citation markers
+// and markdown are ignored.
 func anchors(sentence string) []string {
 	s := citeMarker.ReplaceAllString(sentence, " ")
 	s = strings.NewReplacer("**", " ", "__", " ", "`", " ", "*", " ").Replace(s)
@@ -69,9 +70,7 @@ func anchors(sentence string) []string {
 		switch {
 		case strings.IndexFunc(tok, unicode.IsDigit) >= 0:
 			flush()
-			if len([]rune(digitsOnly(tok))) >= 2 || strings.IndexFunc(tok, unicode.IsLetter) >= 0 {
-				add(tok)
-			}
+			add(tok)
 		case unicode.IsUpper(first):
 			if len(run) == 0 && starters[strings.ToLower(tok)] {
 				continue // "The", "Yes", "Passengers" open a sentence without naming anything
@@ -130,23 +129,32 @@ func holds(src, anchor string) bool {
 }
 
 // unsupportedClaims returns the sentences of text whose anchors do not appear together in one source,
-// as written; sentences that name nothing are not judged.
-func unsupportedClaims(text string, srcs []source) []string {
+// as written; sentences that name nothing are not judged. The anchors of the question, when given, are
+// the subject an answer speaks of although it need not repeat it ("Lena Vogt [1]" to "Who is the chief
+// executive of Lufthansa?"): each anchor of a sentence may find its partner among them too.
+func unsupportedClaims(text, question string, srcs []source) []string {
 	norm := make([]string, len(srcs))
 	for i, s := range srcs {
 		norm[i] = normSource(s.origin() + "\n" + s.text())
 	}
+	var subject []string
+	for _, a := range anchors(question) {
+		if strings.IndexFunc(a, unicode.IsDigit) < 0 || len(a) > 1 { // "1" in a question anchors nothing
+			subject = append(subject, a)
+		}
+	}
 	var out []string
 	for _, sent := range sentences(text) {
-		if !claimSupported(anchors(sent), norm) {
+		if !claimSupported(anchors(sent), subject, norm) {
 			out = append(out, strings.TrimSpace(sent))
 		}
 	}
 	return out
 }
 
-// claimSupported applies the rule to one sentence's anchors.
-func claimSupported(as []string, norm []string) bool {
+// claimSupported applies the rule to one sentence's anchors as, with the question's anchors as further
+// partners.
+func claimSupported(as, subject []string, norm []string) bool {
 	in := make([][]bool, len(as)) // in[a][s]: anchor a appears in source s
 	for a, anchor := range as {
 		in[a] = make([]bool, len(norm))
@@ -159,17 +167,24 @@ func claimSupported(as []string, norm []string) bool {
 			return false
 		}
 	}
-	if len(as) < 2 {
+	partners := as
+	for _, q := range subject {
+		if !slices.Contains(partners, q) {
+			partners = append(partners, q)
+		}
+	}
+	if len(partners) < 2 {
 		return true
 	}
-	for a := range as {
+	inSrc := func(anchor string, s int) bool { return holds(norm[s], anchor) }
+	for a, anchor := range as {
 		partnered := false
-		for b := range as {
-			if a == b {
+		for _, other := range partners {
+			if other == anchor {
 				continue
 			}
 			for s := range norm {
-				if in[a][s] && in[b][s] {
+				if in[a][s] && inSrc(other, s) {
 					partnered = true
 					break
 				}

@@ -118,7 +118,7 @@ func (r *run) answerCompact(ctx context.Context) (bool, []string, error) {
 		r.finished(NodeGenerate, "The sources found so far do not answer the question")
 		return false, a.Search, nil
 	}
-	if bad := unsupportedClaims(answer, srcs); len(bad) > 0 {
+	if bad := unsupportedClaims(answer, r.st.question, srcs); len(bad) > 0 {
 		r.st.unsupported = bad
 		r.st.critique = "The answer joins things that no single source states together."
 		r.rec.send(Event{Type: EventNodeFinished, Node: NodeAudit, Summary: "Set aside: no single source names together what this answer joins: " + clip(strings.Join(bad, " "), 200)})
@@ -129,10 +129,10 @@ func (r *run) answerCompact(ctx context.Context) (bool, []string, error) {
 	dropped := 0
 	for _, f := range nonEmpty(a.Facts) {
 		f = oneLine(scrubInternal(unfence(f)))
-		if f == "" || len(facts) == localFacts {
+		if len(strings.Fields(f)) < 3 || len(facts) == localFacts { // "reasoning": a field name, not a fact
 			continue
 		}
-		if len(unsupportedClaims(f, srcs)) > 0 {
+		if len(unsupportedClaims(f, "", srcs)) > 0 {
 			dropped++
 			continue
 		}
