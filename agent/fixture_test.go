@@ -31,9 +31,10 @@ func findShared(rel string) string {
 	return ""
 }
 
-// embedDim is llmtest's default embedding dimension: the fixture's vectors and the scripted server's
-// query vectors are the same function of the text.
-const embedDim = 64
+// embedDim is the dimension of the fixture's hashing vectors and of the scripted server's (newModel sets
+// it), which are the same function of the text. 256, not llmtest's default 64: at 64 the hashed words of
+// unrelated sentences collide so often that "vacation days" came out near "Munich distance from Madrid".
+const embedDim = 256
 
 var fixture struct {
 	once  sync.Once
@@ -191,7 +192,20 @@ func (demoExtractor) Extract(_ context.Context, c graphrag.Chunk) (graphrag.Extr
 			x.relate(f.src, f.srcType, f.typ, f.dst, f.dstType, nil)
 		}
 	}
+	// A model also names the entities a passage speaks of where it states no relation of them ("EU261",
+	// "Nexa AI employees"), so passages of rules and policies are in the graph too.
+	for _, n := range mentionNames {
+		if strings.Contains(c.Text, n.name) {
+			x.entity(n.name, n.typ)
+		}
+	}
 	return x.Extraction, nil
+}
+
+// mentionNames are names of the demo corpus a model would extract wherever they occur.
+var mentionNames = []struct{ name, typ string }{
+	{"Nexa AI", "company"}, {"Lufthansa", "airline"}, {"EU261", "law"}, {"European Union", "organisation"},
+	{"Munich", "city"}, {"Delhi", "city"}, {"Lisbon", "city"}, {"Acme Robotics", "company"},
 }
 
 func containsAll(s string, needles []string) bool {

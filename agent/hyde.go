@@ -2,18 +2,16 @@ package agent
 
 import (
 	"context"
-	"regexp"
 	"strings"
 	"sync"
+
+	"github.com/hopwise/hopwise/graphrag"
 )
 
-// identifier matches tokens that name something exactly: policy and form numbers (TRV-117, HR-F-17),
-// flight numbers (LH2473), codes of letters then digits (EU261, A3). A hypothetical passage would invent
-// neighbouring identifiers and drown the exact match, so such queries are searched as written.
-var identifier = regexp.MustCompile(`\b(?:[A-Za-z]+-?\d+[A-Za-z0-9]*|[A-Z]{2,}(?:-[A-Z0-9]+)+)\b`)
-
-// identifierLike reports whether a query names an identifier.
-func identifierLike(q string) bool { return identifier.MatchString(q) }
+// identifierLike reports whether a query names an identifier (graphrag.HasIdentifier). A hypothetical
+// passage would invent neighbouring identifiers and drown the exact match, so such queries are searched
+// as written.
+func identifierLike(q string) bool { return graphrag.HasIdentifier(q) }
 
 // hyde writes a hypothetical answer passage for each query that is not identifier-like, concurrently,
 // within the call budget, and returns the passages by query with the number of calls made. A failed call

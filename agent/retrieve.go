@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/hopwise/hopwise/graphrag"
 )
@@ -19,32 +18,21 @@ type found struct {
 // factsPerPass bounds the graph facts offered to grading in one pass.
 const factsPerPass = 8
 
-// lookup runs hybrid search for the queries (fused by reciprocal rank, HyDE passages embedded in place of
-// the queries when given) and, concurrently, graph retrieval around the entities they name.
+// lookup retrieves for the queries: hybrid search (HyDE passages embedded in place of the queries when
+// given) and, with the graph technique, the graph walk from the entities they name, fused; with the
+// facts the walk ranked first.
 func (r *run) lookup(ctx context.Context, queries []string, hyde map[string]string, depth int) (found, error) {
 	qs := make([]graphrag.Query, len(queries))
 	for i, q := range queries {
 		qs[i] = graphrag.Query{Text: q, EmbedText: hyde[q]}
 	}
-	var (
-		f                 found
-		chunkErr, factErr error
-		wg                sync.WaitGroup
-	)
-	wg.Go(func() { f.chunks, chunkErr = r.a.retriever.Search(ctx, qs, depth) })
-	if r.cfg.Techniques.Graph {
-		wg.Go(func() {
-			f.facts, _, factErr = r.a.retriever.Facts(ctx, queries, graphrag.GraphOptions{Hops: 2, Limit: factsPerPass * 2, MaxSources: 2})
-		})
+	res, err := r.a.retriever.Retrieve(ctx, qs, graphrag.RetrieveOptions{
+		K: depth, Graph: r.cfg.Techniques.Graph, Facts: factsPerPass * 2, MaxSources: 2,
+	})
+	if err != nil {
+		return found{}, fmt.Errorf("agent: retrieve: %w", err)
 	}
-	wg.Wait()
-	if chunkErr != nil {
-		return found{}, fmt.Errorf("agent: search: %w", chunkErr)
-	}
-	if factErr != nil {
-		return found{}, fmt.Errorf("agent: graph facts: %w", factErr)
-	}
-	return f, nil
+	return found{chunks: res.Chunks, facts: res.Facts}, nil
 }
 
 // depth is how many fused results to ask for so that K remain once kept ones are skipped (and enough

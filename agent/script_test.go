@@ -42,7 +42,7 @@ type model struct {
 }
 
 func newModel(t testing.TB, opts ...llmtest.Option) *model {
-	m := &model{t: t, srv: llmtest.New(t, opts...), calls: map[string]int{}}
+	m := &model{t: t, srv: llmtest.New(t, append([]llmtest.Option{llmtest.WithEmbedDim(embedDim)}, opts...)...), calls: map[string]int{}}
 	return m
 }
 

@@ -54,21 +54,12 @@ func TestRecall(t *testing.T) {
 	}
 }
 
-func TestChunkDocumentsAndFactChunks(t *testing.T) {
-	chunk := func(id, doc string) graphrag.Chunk { return graphrag.Chunk{ID: id, DocName: doc} }
-	facts := []graphrag.Fact{
-		{ID: "r1", Sources: []graphrag.Chunk{chunk("c1", "a.md"), chunk("c2", "b.md")}},
-		{ID: "r2", Sources: []graphrag.Chunk{chunk("c2", "b.md"), chunk("c3", "c.md")}},
+func TestChunkDocuments(t *testing.T) {
+	chunk := func(id, doc string) graphrag.ScoredChunk {
+		return graphrag.ScoredChunk{Chunk: graphrag.Chunk{ID: id, DocName: doc}}
 	}
-	list := factChunks(facts)
-	var ids []string
-	for _, c := range list {
-		ids = append(ids, c.ID)
-	}
-	if strings.Join(ids, " ") != "c1 c2 c3" {
-		t.Errorf("factChunks = %v, want c1 c2 c3", ids)
-	}
-	if got := chunkDocuments(list, 2); strings.Join(got, " ") != "a.md b.md" {
+	list := []graphrag.ScoredChunk{chunk("c1", "a.md"), chunk("c2", "a.md"), chunk("c3", "dir/b.md"), chunk("c4", "c.md")}
+	if got := chunkDocuments(list, 3); strings.Join(got, " ") != "a.md b.md" {
 		t.Errorf("chunkDocuments(k=2) = %v", got)
 	}
 }

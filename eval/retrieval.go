@@ -12,8 +12,8 @@ import (
 // Retrieval methods compared by RetrievalRecall.
 const (
 	MethodHybrid      = "hybrid"         // BM25 + vectors fused by reciprocal rank
-	MethodGraph       = "graph"          // the source chunks of the graph facts around the entities named
-	MethodHybridGraph = "hybrid + graph" // both lists fused by reciprocal rank
+	MethodGraph       = "graph"          // the passages of the graph walk
+	MethodHybridGraph = "hybrid + graph" // both fused, as the agent retrieves
 )
 
 // RetrievalResult is the recall of one method over a set of questions.
@@ -32,15 +32,14 @@ type RetrievalItem struct {
 	Recall    []float64 `json:"recall"`
 }
 
-// GraphFactOptions are the graph retrieval bounds of the agent's retrieval pass: 2 hops, 16 facts, 2
-// source chunks each.
-var GraphFactOptions = graphrag.GraphOptions{Hops: 2, Limit: 16, MaxSources: 2}
+// AgentRetrieval is the retrieval the agent's pass runs: the graph walk on, 16 facts with 2 source
+// chunks each.
+var AgentRetrieval = graphrag.RetrieveOptions{Graph: true, Facts: 16, MaxSources: 2}
 
 // RetrievalRecall measures, without a chat model (queries are still embedded), the recall@k of the gold
-// documents of the questions that have them, searching with the question text alone: hybrid search, the
-// source chunks of the graph facts (facts in rank order, each fact's chunks in turn), and the two lists
-// fused by reciprocal rank so that both share the same k. Recall@k is the share of gold documents among
-// the documents of the top k chunks.
+// documents of the questions that have them, retrieving with the question text alone as the agent does:
+// hybrid search, the graph walk's passages, and the two fused. Recall@k is the share of gold documents
+// among the documents of the top k chunks.
 func RetrievalRecall(ctx context.Context, r *graphrag.Retriever, set []Question, ks []int) ([]RetrievalResult, error) {
 	depth := 0
 	for _, k := range ks {
@@ -53,16 +52,13 @@ func RetrievalRecall(ctx context.Context, r *graphrag.Retriever, set []Question,
 			continue
 		}
 		n++
-		hybrid, err := r.Search(ctx, []graphrag.Query{{Text: q.Question}}, depth)
+		opt := AgentRetrieval
+		opt.K = depth
+		res, err := r.Retrieve(ctx, []graphrag.Query{{Text: q.Question}}, opt)
 		if err != nil {
-			return nil, fmt.Errorf("eval: hybrid search %s: %w", q.ID, err)
+			return nil, fmt.Errorf("eval: retrieve %s: %w", q.ID, err)
 		}
-		facts, _, err := r.Facts(ctx, []string{q.Question}, GraphFactOptions)
-		if err != nil {
-			return nil, fmt.Errorf("eval: graph facts %s: %w", q.ID, err)
-		}
-		graph := factChunks(facts)
-		lists := [][]graphrag.ScoredChunk{hybrid, graph, graphrag.Fuse([][]graphrag.ScoredChunk{hybrid, graph}, depth)}
+		lists := [][]graphrag.ScoredChunk{res.Hybrid, res.Walk, res.Chunks}
 		for i, list := range lists {
 			item := RetrievalItem{ID: q.ID, Gold: q.GoldDocs, Documents: chunkDocuments(list, depth)}
 			for j, k := range ks {
@@ -85,21 +81,6 @@ func RetrievalRecall(ctx context.Context, r *graphrag.Retriever, set []Question,
 		}
 	}
 	return results, nil
-}
-
-// factChunks lists the source chunks of facts, in fact order, each once.
-func factChunks(facts []graphrag.Fact) []graphrag.ScoredChunk {
-	var out []graphrag.ScoredChunk
-	seen := map[string]bool{}
-	for _, f := range facts {
-		for _, c := range f.Sources {
-			if !seen[c.ID] {
-				seen[c.ID] = true
-				out = append(out, graphrag.ScoredChunk{Chunk: c, Rank: len(out) + 1})
-			}
-		}
-	}
-	return out
 }
 
 // WriteRetrievalTable writes the recall of each method as a markdown table, then each question's

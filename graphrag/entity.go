@@ -32,6 +32,9 @@ type Relation struct {
 	Values      map[string]any // typed values, e.g. distance_km: 5921
 	ChunkIDs    []string
 	DocIDs      []string
+	// Embedding is the vector of the relation's sentence (FactText), by the store's embedding model; nil
+	// when it has none.
+	Embedding []float32
 }
 
 // RelationID is the deterministic ID of the relation of type typ from source to target (entity keys).

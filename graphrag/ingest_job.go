@@ -236,8 +236,34 @@ func (in *Ingester) extractOne(ctx context.Context, c Chunk) error {
 		}
 		return nil
 	}
+	if err := in.embedFacts(ctx, x.Relations); err != nil {
+		return err
+	}
 	if err := in.store.PutExtraction(ctx, x); err != nil {
 		return fmt.Errorf("store extraction: %w", err)
+	}
+	return nil
+}
+
+// embedFacts sets the vector of every relation's sentence, in one call, so that graph retrieval can
+// compare facts with questions; it runs before the extraction is stored, which then writes both at once.
+func (in *Ingester) embedFacts(ctx context.Context, rels []Relation) error {
+	if len(rels) == 0 {
+		return nil
+	}
+	texts := make([]string, len(rels))
+	for i, r := range rels {
+		texts[i] = FactText(r)
+	}
+	vecs, err := in.embed.Embed(ctx, texts)
+	if err != nil {
+		return fmt.Errorf("embedding facts failed: %w", err)
+	}
+	if len(vecs) != len(rels) {
+		return fmt.Errorf("embedding facts failed: %d vectors for %d facts", len(vecs), len(rels))
+	}
+	for i := range rels {
+		rels[i].Embedding = vecs[i]
 	}
 	return nil
 }

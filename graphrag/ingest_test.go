@@ -279,10 +279,11 @@ func TestSearchFindsIdentifiersAndDistanceFacts(t *testing.T) {
 	if len(hits) == 0 || hits[0].DocName != "nexa-ai-employee-handbook.md" || !strings.Contains(hits[0].Text, "TRV-117") {
 		t.Fatalf("TRV-117: top hit %+v, want the handbook chunk", hits)
 	}
-	facts, linked, err := env.retriever.Facts(ctx, []string{"Delhi Munich distance"}, graphrag.GraphOptions{})
+	res, err := env.retriever.Retrieve(ctx, []graphrag.Query{{Text: "Delhi Munich distance"}}, graphrag.RetrieveOptions{Graph: true})
 	if err != nil {
 		t.Fatal(err)
 	}
+	facts, linked := res.Facts, res.Linked
 	if len(linked) < 2 {
 		t.Fatalf("linked %+v, want Delhi and Munich", linked)
 	}

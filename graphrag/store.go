@@ -100,6 +100,21 @@ type GraphStore interface {
 	// Neighborhood returns the relations within hops (1 or 2) of the start entities, nearest first, at most
 	// limit of them.
 	Neighborhood(ctx context.Context, keys []string, hops, limit int) ([]Edge, error)
+	// Subgraph returns what a graph walk from the start entities and chunks reaches: the entities the start
+	// chunks mention, the relations (with their ends' names and provenance) touching a start entity or one
+	// of those, at most maxRelations of them, best supported first, and for every entity met its mention
+	// count and the chunks that mention it, at most perEntity, in chunk order. Unknown keys and IDs are
+	// skipped.
+	Subgraph(ctx context.Context, keys, chunkIDs []string, perEntity, maxRelations int) (Subgraph, error)
+}
+
+// Subgraph is the part of the graph around a question that a walk ranks.
+type Subgraph struct {
+	Relations []Relation
+	Mentions  map[string][]string // entity key -> chunk IDs mentioning it (at most the asked number)
+	Mentioned map[string]int      // entity key -> how many chunks mention it in all
+	// ChunkEntities maps each start chunk to the keys of the entities it mentions.
+	ChunkEntities map[string][]string
 }
 
 // Conversation is a chat thread.

@@ -20,9 +20,9 @@ import (
 
 // evalFlags are the eval command's own flags.
 type evalFlags struct {
-	set, pipelines, jsonPath, ingestDir string
-	retrieval                           bool
-	workers                             int
+	set, pipelines, jsonPath, ingestDir, bench string
+	retrieval                                  bool
+	workers                                    int
 }
 
 func evalCommand() command {
@@ -38,11 +38,16 @@ func evalCommand() command {
 			fs.StringVar(&f.jsonPath, "json", "", "also write every per-question result to this JSON file")
 			fs.StringVar(&f.ingestDir, "ingest", "", "ingest the documents of this folder first (documents already ingested are skipped)")
 			fs.BoolVar(&f.retrieval, "retrieval", false, "retrieval benchmark: recall@1,3,5,10 of the gold documents, hybrid vs hybrid + graph")
+			fs.StringVar(&f.bench, "bench", "", "retrieval benchmark over a folder in the layout of shared/bench (corpus.jsonl, questions.jsonl, "+
+				"openie.jsonl): ingests it into a store of its own under the data directory, replaying the recorded extraction, and prints recall@2 and @5 by hop type")
 			fs.IntVar(&f.workers, "workers", 1, "questions answered at once (1 keeps timings free of contention)")
 		},
 		exec: func(ctx context.Context, e *env, cfg *config.Config, logger *slog.Logger, args []string) error {
-			if f.set == "" || len(args) > 0 {
+			if len(args) > 0 || (f.set == "") == (f.bench == "") {
 				return errUsage
+			}
+			if f.bench != "" {
+				return runBench(ctx, e, cfg, logger, f.bench, f.jsonPath)
 			}
 			return runEval(ctx, e, cfg, logger, f)
 		},

@@ -35,14 +35,11 @@ func searchCommand() command {
 				return err
 			}
 			defer a.Close()
-			chunks, err := a.retriever.Search(ctx, []graphrag.Query{{Text: query}}, k)
+			res, err := a.retriever.Retrieve(ctx, []graphrag.Query{{Text: query}}, graphrag.RetrieveOptions{K: k, Graph: true, Facts: 8})
 			if err != nil {
 				return err
 			}
-			facts, _, err := a.retriever.Facts(ctx, []string{query}, graphrag.GraphOptions{Limit: 8})
-			if err != nil {
-				return err
-			}
+			chunks, facts := res.Chunks, res.Facts
 			if asJSON {
 				return json.NewEncoder(e.stdout).Encode(searchResult(chunks, facts))
 			}

@@ -42,11 +42,11 @@ func BenchmarkGraphFacts(b *testing.B) {
 		facts := 0
 		b.ResetTimer()
 		for i := 0; b.Loop(); i++ {
-			fs, _, err := r.Facts(b.Context(), []string{qs[i%len(qs)]}, eval.GraphFactOptions)
+			res, err := r.Retrieve(b.Context(), []graphrag.Query{{Text: qs[i%len(qs)]}}, eval.AgentRetrieval)
 			if err != nil {
 				b.Fatal(err)
 			}
-			facts += len(fs)
+			facts += len(res.Facts)
 		}
 		if facts == 0 {
 			b.Fatal("no query found a fact")

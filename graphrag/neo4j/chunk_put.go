@@ -108,3 +108,20 @@ func float64s(vec []float32) []float64 {
 	}
 	return out
 }
+
+// float32s reads a list of numbers a record holds as a vector; nil for anything else.
+func float32s(v any) []float32 {
+	list, ok := v.([]any)
+	if !ok || len(list) == 0 {
+		return nil
+	}
+	out := make([]float32, len(list))
+	for i, x := range list {
+		f, ok := x.(float64)
+		if !ok {
+			return nil
+		}
+		out[i] = float32(f)
+	}
+	return out
+}

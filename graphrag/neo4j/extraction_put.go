@@ -28,6 +28,12 @@ import (
 // locked (so no duplicate edge and no lost update), and the uniqueness constraint on Entity.key makes
 // MERGE create each entity once. Deadlocks that remain are transient errors the driver retries.
 func (s *Store) PutExtraction(ctx context.Context, x graphrag.Extraction) error {
+	for _, r := range x.Relations {
+		if r.Embedding != nil && len(r.Embedding) != s.opt.EmbedDim {
+			return fmt.Errorf("neo4j: put extraction of %s: relation %s has %d dimensions, the store %d: %w",
+				x.ChunkID, r.ID, len(r.Embedding), s.opt.EmbedDim, graphrag.ErrDimension)
+		}
+	}
 	plan := planExtraction(x)
 	err := s.write(ctx, func(ctx context.Context, tx neo4j.ManagedTransaction) error {
 		return plan.apply(ctx, tx)
@@ -149,6 +155,9 @@ func foldRelation(prev, r graphrag.Relation) graphrag.Relation {
 	r.Values = values
 	r.Type = prev.Type
 	r.ChunkIDs = union(prev.ChunkIDs, r.ChunkIDs)
+	if r.Embedding == nil {
+		r.Embedding = prev.Embedding
+	}
 	return r
 }
 
@@ -272,7 +281,10 @@ func (p extractionPlan) mergeRelations(ctx context.Context, tx neo4j.ManagedTran
 		}
 		rows[i] = map[string]any{
 			"id": r.ID, "source": r.Source, "target": r.Target, "type": r.Type, "description": r.Description,
-			"values": values, "chunkIds": chunks, "docIds": docs,
+			"values": values, "chunkIds": chunks, "docIds": docs, "embedding": nil,
+		}
+		if r.Embedding != nil {
+			rows[i]["embedding"] = float64s(r.Embedding)
 		}
 	}
 	err = exec(ctx, tx, `UNWIND $rows AS row
@@ -281,6 +293,7 @@ func (p extractionPlan) mergeRelations(ctx context.Context, tx neo4j.ManagedTran
 		ON CREATE SET r.type = row.type, r.description = row.description, r.chunkIds = [], r.docIds = []
 		SET r.description = CASE WHEN size(row.description) > size(r.description) THEN row.description ELSE r.description END,
 			r.values = row.values,
+			r.embedding = coalesce(row.embedding, r.embedding),
 			r.chunkIds = reduce(acc = r.chunkIds, x IN row.chunkIds | CASE WHEN x IN acc THEN acc ELSE acc + x END),
 			r.docIds = reduce(acc = r.docIds, x IN row.docIds | CASE WHEN x IN acc THEN acc ELSE acc + x END)`,
 		map[string]any{"rows": rows})

@@ -84,6 +84,7 @@ func edgeFrom(m map[string]any, hop int) (graphrag.Edge, error) {
 		Description: asString(m["description"]),
 		ChunkIDs:    union(nil, asStrings(m["chunkIds"])),
 		DocIDs:      union(nil, asStrings(m["docIds"])),
+		Embedding:   float32s(m["embedding"]),
 	}
 	if v := asString(m["values"]); v != "" {
 		if err := json.Unmarshal([]byte(v), &r.Values); err != nil {

@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -44,7 +45,7 @@ func (s *Store) PutExtraction(ctx context.Context, x graphrag.Extraction) error 
 			if r.ID == "" {
 				r.ID = graphrag.RelationID(r.Source, r.Type, r.Target)
 			}
-			if err := putRelation(ctx, tx, r, x.ChunkID); err != nil {
+			if err := putRelation(ctx, tx, r, x.ChunkID, s.dim); err != nil {
 				return fmt.Errorf("relation %s: %w", r.ID, err)
 			}
 		}
@@ -141,7 +142,7 @@ func addMentions(ctx context.Context, tx *sql.Tx, key string, chunkIDs []string)
 
 // putRelation makes sure both ends exist and are mentioned by the supporting chunks, merges the relation
 // and records its support.
-func putRelation(ctx context.Context, tx *sql.Tx, r graphrag.Relation, chunkID string) error {
+func putRelation(ctx context.Context, tx *sql.Tx, r graphrag.Relation, chunkID string, dim int) error {
 	support := append([]string{chunkID}, r.ChunkIDs...)
 	ends := []struct{ key, name string }{{r.Source, r.SourceName}, {r.Target, r.TargetName}}
 	for _, end := range ends {
@@ -162,7 +163,7 @@ func putRelation(ctx context.Context, tx *sql.Tx, r graphrag.Relation, chunkID s
 			return err
 		}
 	}
-	if err := mergeRelation(ctx, tx, r); err != nil {
+	if err := mergeRelation(ctx, tx, r, dim); err != nil {
 		return err
 	}
 	for _, id := range unique(support) {
@@ -177,9 +178,17 @@ func putRelation(ctx context.Context, tx *sql.Tx, r graphrag.Relation, chunkID s
 
 // mergeRelation inserts r or merges it into the stored relation of its ID: ends and type stay, the
 // longer description wins, values are merged with r's taking precedence.
-func mergeRelation(ctx context.Context, tx *sql.Tx, r graphrag.Relation) error {
+func mergeRelation(ctx context.Context, tx *sql.Tx, r graphrag.Relation, dim int) error {
+	var vec []byte
+	if r.Embedding != nil {
+		if len(r.Embedding) != dim {
+			return fmt.Errorf("relation %s: vector of dimension %d, the store's is %d: %w", r.ID, len(r.Embedding), dim, graphrag.ErrDimension)
+		}
+		vec = encodeVector(r.Embedding)
+	}
 	var desc, valJSON string
-	err := tx.QueryRowContext(ctx, `SELECT description, vals FROM relations WHERE id = ?`, r.ID).Scan(&desc, &valJSON)
+	var oldVec []byte
+	err := tx.QueryRowContext(ctx, `SELECT description, vals, embedding FROM relations WHERE id = ?`, r.ID).Scan(&desc, &valJSON, &oldVec)
 	if errors.Is(err, sql.ErrNoRows) {
 		typ := r.Type
 		if typ == "" {
@@ -189,8 +198,8 @@ func mergeRelation(ctx context.Context, tx *sql.Tx, r graphrag.Relation) error {
 		if err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO relations (id, source, target, type, description, vals)
-			VALUES (?, ?, ?, ?, ?, ?)`, r.ID, r.Source, r.Target, typ, r.Description, string(vals))
+		_, err = tx.ExecContext(ctx, `INSERT INTO relations (id, source, target, type, description, vals, embedding)
+			VALUES (?, ?, ?, ?, ?, ?, ?)`, r.ID, r.Source, r.Target, typ, r.Description, string(vals), vec)
 		return err
 	}
 	if err != nil {
@@ -210,10 +219,14 @@ func mergeRelation(ctx context.Context, tx *sql.Tx, r graphrag.Relation) error {
 	if err != nil {
 		return err
 	}
-	if newDesc == desc && jsonEqual(vals, valJSON) {
+	if vec == nil {
+		vec = oldVec // a relation's sentence names its ends and type, which stay: its vector stays too
+	}
+	if newDesc == desc && jsonEqual(vals, valJSON) && bytes.Equal(vec, oldVec) {
 		return nil
 	}
-	_, err = tx.ExecContext(ctx, `UPDATE relations SET description = ?, vals = ? WHERE id = ?`, newDesc, string(vals), r.ID)
+	_, err = tx.ExecContext(ctx, `UPDATE relations SET description = ?, vals = ?, embedding = ? WHERE id = ?`,
+		newDesc, string(vals), vec, r.ID)
 	return err
 }
 

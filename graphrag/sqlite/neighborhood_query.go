@@ -67,7 +67,7 @@ func (s *Store) relationsTouching(ctx context.Context, keys []string) ([]support
 		part := keys[lo:min(lo+batchSize, len(keys))]
 		in := placeholders(len(part))
 		args := stringArgs(part)
-		rows, err := s.reader.QueryContext(ctx, `SELECT r.id, r.source, r.target, r.type, r.description, r.vals,
+		rows, err := s.reader.QueryContext(ctx, `SELECT r.id, r.source, r.target, r.type, r.description, r.vals, r.embedding,
 			(SELECT count(*) FROM relation_chunks rc WHERE rc.relation_id = r.id)
 			FROM relations r WHERE r.source IN (`+in+`) OR r.target IN (`+in+`)`, append(args, args...)...)
 		if err != nil {
@@ -76,13 +76,20 @@ func (s *Store) relationsTouching(ctx context.Context, keys []string) ([]support
 		for rows.Next() {
 			var r supported
 			var vals string
-			if err := rows.Scan(&r.ID, &r.Source, &r.Target, &r.Type, &r.Description, &vals, &r.support); err != nil {
+			var vec []byte
+			if err := rows.Scan(&r.ID, &r.Source, &r.Target, &r.Type, &r.Description, &vals, &vec, &r.support); err != nil {
 				rows.Close()
 				return nil, err
 			}
 			if err := json.Unmarshal([]byte(vals), &r.Values); err != nil {
 				rows.Close()
 				return nil, fmt.Errorf("relation %s values: %w", r.ID, err)
+			}
+			if vec != nil {
+				if r.Embedding, err = decodeVector(vec, s.dim); err != nil {
+					rows.Close()
+					return nil, fmt.Errorf("relation %s: %w", r.ID, err)
+				}
 			}
 			out = append(out, r)
 		}

@@ -127,4 +127,6 @@ CREATE INDEX turns_conversation ON turns(conversation_id, ordinal);
 `,
 	// 2: the per-term document counts of the chunk index, read to leave out words most chunks hold.
 	`CREATE VIRTUAL TABLE chunks_vocab USING fts5vocab(chunks_fts, 'row');`,
+	// 3: the vector of each relation's sentence, which graph retrieval compares with the question's.
+	`ALTER TABLE relations ADD COLUMN embedding BLOB;`,
 }

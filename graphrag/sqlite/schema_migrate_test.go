@@ -29,6 +29,7 @@ func TestMigrateFromAnOlderVersion(t *testing.T) {
 	fill(t, s, "a.txt")
 	// Take the file back to version 1, as an older Hopwise left it.
 	if _, err := s.writer.ExecContext(t.Context(), `DROP TABLE chunks_vocab;
+		ALTER TABLE relations DROP COLUMN embedding;
 		UPDATE meta SET value = '1' WHERE key = 'schema_version'`); err != nil {
 		t.Fatal(err)
 	}
@@ -41,6 +42,10 @@ func TestMigrateFromAnOlderVersion(t *testing.T) {
 	var docs int
 	if err := s.reader.QueryRowContext(t.Context(), `SELECT doc FROM chunks_vocab WHERE term = 'munich'`).Scan(&docs); err != nil || docs != 1 {
 		t.Errorf("chunks_vocab after migration: munich in %d chunks, %v; want 1", docs, err)
+	}
+	var vectors int
+	if err := s.reader.QueryRowContext(t.Context(), `SELECT count(embedding) FROM relations`).Scan(&vectors); err != nil {
+		t.Errorf("relations.embedding after migration: %v", err)
 	}
 }
 

@@ -29,6 +29,7 @@ func Run(t *testing.T, newStore func(t *testing.T, dim int) graphrag.Store) {
 		{"SearchText", textCases},
 		{"Graph", graphCases},
 		{"Neighborhood", neighborhoodCases},
+		{"Subgraph", subgraphCases},
 		{"DeleteDocument", deleteCases},
 		{"Concurrency", concurrencyCases},
 		{"Conversations", conversationCases},

@@ -1,0 +1,243 @@
+package graphrag
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+)
+
+// Walk parameters, measured on MuSiQue with GPT-3.5's graph and MiniLM vectors (docs/benchmarks.md).
+const (
+	walkSeedChunks = 20   // passages of vector search that seed the walk
+	walkChunkSeed  = 0.05 // their share of the seed mass, against the entities'
+	walkDamping    = 0.5  // probability of following an edge rather than restarting
+	walkIterations = 50
+	walkPerEntity  = 64   // passages read per entity
+	walkRelations  = 2000 // relations read around the seeds
+	walkTopFacts   = 5    // relations nearest the queries whose ends seed the walk
+	// A relation edge weighs exp(walkFactTemp x its sentence's cosine similarity to the queries), so the
+	// walk follows the relations the question is about.
+	walkFactTemp = 5.0
+)
+
+// mean is the mean of the values; 0 for none.
+func mean(m map[string]float64) float64 {
+	if len(m) == 0 {
+		return 0
+	}
+	sum := 0.0
+	for _, v := range m {
+		sum += v
+	}
+	return sum / float64(len(m))
+}
+
+// cosine is the cosine similarity of two vectors; 0 when one is empty or zero.
+func cosine(a, b []float32) float64 {
+	var dot, na, nb float64
+	for i := range min(len(a), len(b)) {
+		dot += float64(a[i]) * float64(b[i])
+		na += float64(a[i]) * float64(a[i])
+		nb += float64(b[i]) * float64(b[i])
+	}
+	if na == 0 || nb == 0 {
+		return 0
+	}
+	return dot / math.Sqrt(na*nb)
+}
+
+// walk links the entities the texts name and ranks passages and relations by a personalized PageRank
+// over entities and passages (HippoRAG 2's recipe), seeded by the linked entities (each by how sure the
+// link is and how specific the entity is: one mentioned in few passages weighs more), by the ends of the
+// relations whose text is nearest the queries, and, with a small share, by the passages vector search
+// found first. It fills out.Walk, out.Facts and out.Linked.
+func (r *Retriever) walk(ctx context.Context, texts []string, qvecs [][]float32, out *Retrieval, opt RetrieveOptions) error {
+	linked, err := r.link(ctx, texts)
+	if err != nil {
+		return err
+	}
+	out.Linked = linked
+	seeds := out.Dense[:min(len(out.Dense), walkSeedChunks)]
+	if len(linked) == 0 && len(seeds) == 0 {
+		return nil
+	}
+	keys := make([]string, len(linked))
+	for i, e := range linked {
+		keys[i] = e.Key
+	}
+	seedIDs := make([]string, len(seeds))
+	for i, c := range seeds {
+		seedIDs[i] = c.ID
+	}
+	sg, err := r.store.Subgraph(ctx, keys, seedIDs, walkPerEntity, walkRelations)
+	if err != nil {
+		return fmt.Errorf("graphrag: walk: %w", err)
+	}
+	factScore := factScores(sg.Relations, qvecs)
+	g := newWalkGraph()
+	for key, chunks := range sg.Mentions {
+		e := g.node("e:" + key)
+		for _, c := range chunks {
+			g.link(e, g.node("c:"+c), 1)
+		}
+	}
+	for c, ks := range sg.ChunkEntities {
+		for _, k := range ks {
+			g.link(g.node("c:"+c), g.node("e:"+k), 1)
+		}
+	}
+	for _, rel := range sg.Relations {
+		g.link(g.node("e:"+rel.Source), g.node("e:"+rel.Target), math.Exp(walkFactTemp*factScore[rel.ID]))
+	}
+	reset := map[int]float64{}
+	entityMass := 0.0
+	for _, e := range linked {
+		v := e.Confidence * specificity(sg.Mentioned[e.Key])
+		reset[g.node("e:"+e.Key)] += v
+		entityMass += v
+	}
+	// A relation seeds the walk by how much nearer the queries it is than the relations around it on
+	// average: a weak embedding model finds every sentence somewhat near, and then none stands out.
+	background := mean(factScore)
+	top := append([]Relation(nil), sg.Relations...)
+	sort.SliceStable(top, func(i, j int) bool { return factScore[top[i].ID] > factScore[top[j].ID] })
+	top = top[:min(len(top), walkTopFacts)]
+	for _, rel := range top {
+		for _, k := range []string{rel.Source, rel.Target} {
+			v := max(factScore[rel.ID]-background, 0) * specificity(sg.Mentioned[k])
+			reset[g.node("e:"+k)] += v
+			entityMass += v
+		}
+	}
+	if entityMass == 0 {
+		return nil
+	}
+	lo, hi := 0.0, 0.0
+	if len(seeds) > 0 {
+		lo, hi = seeds[len(seeds)-1].Score, seeds[0].Score
+	}
+	seedScore := func(c ScoredChunk) float64 {
+		if hi <= lo {
+			return 1
+		}
+		return (c.Score-lo)/(hi-lo) + 0.01
+	}
+	chunkMass := 0.0
+	for _, c := range seeds {
+		chunkMass += seedScore(c)
+	}
+	chunkTotal := entityMass * walkChunkSeed / (1 - walkChunkSeed) // passages get walkChunkSeed of the mass
+	for _, c := range seeds {
+		reset[g.node("c:"+c.ID)] += chunkTotal * seedScore(c) / chunkMass
+	}
+	resetVec := make([]float64, len(g.names))
+	for i, v := range reset {
+		resetVec[i] = v
+	}
+	score := g.pageRank(resetVec, walkDamping, walkIterations)
+	if err := r.walkPassages(ctx, g, score, max(2*opt.K, 20), out); err != nil {
+		return err
+	}
+	out.Facts = rankFacts(sg.Relations, factScore, linked, func(key string) float64 {
+		if i, ok := g.index["e:"+key]; ok {
+			return score[i]
+		}
+		return 0
+	}, opt.Facts)
+	if err := r.attachSources(ctx, out.Facts, opt.MaxSources); err != nil {
+		return err
+	}
+	return nil
+}
+
+// factScores is each relation's best cosine similarity to a query vector (0 for one without a vector).
+func factScores(rels []Relation, qvecs [][]float32) map[string]float64 {
+	out := make(map[string]float64, len(rels))
+	for _, rel := range rels {
+		best := 0.0
+		for _, q := range qvecs {
+			best = math.Max(best, cosine(q, rel.Embedding))
+		}
+		out[rel.ID] = best
+	}
+	return out
+}
+
+// walkPassages reads the depth best passages of the walk into out.Walk.
+func (r *Retriever) walkPassages(ctx context.Context, g *walkGraph, score []float64, depth int, out *Retrieval) error {
+	type ranked struct {
+		id    string
+		score float64
+	}
+	var chunks []ranked
+	for i, name := range g.names {
+		if strings.HasPrefix(name, "c:") && score[i] > 0 {
+			chunks = append(chunks, ranked{name[2:], score[i]})
+		}
+	}
+	sort.Slice(chunks, func(i, j int) bool {
+		if chunks[i].score != chunks[j].score {
+			return chunks[i].score > chunks[j].score
+		}
+		return chunks[i].id < chunks[j].id
+	})
+	chunks = chunks[:min(len(chunks), depth)]
+	ids := make([]string, len(chunks))
+	for i, c := range chunks {
+		ids[i] = c.id
+	}
+	read, err := r.store.Chunks(ctx, ids)
+	if err != nil {
+		return fmt.Errorf("graphrag: walk passages: %w", err)
+	}
+	byID := make(map[string]Chunk, len(read))
+	for _, c := range read {
+		byID[c.ID] = c
+	}
+	for _, c := range chunks {
+		if ch, ok := byID[c.id]; ok {
+			out.Walk = append(out.Walk, ScoredChunk{Chunk: ch, Score: c.score, Rank: len(out.Walk) + 1})
+		}
+	}
+	return nil
+}
+
+// specificity weighs an entity by how few passages mention it, as IDF weighs a word: 1 for one passage,
+// 1/n for n.
+func specificity(mentioned int) float64 {
+	if mentioned <= 1 {
+		return 1
+	}
+	return 1 / float64(mentioned)
+}
+
+// rankFacts orders relations by what makes a fact worth reading for the queries: how near its sentence
+// is to them (cosine), how surely they name its ends (link confidence of each), and where the walk went
+// (each end's score against the best entity's), and returns the best n as facts.
+func rankFacts(rels []Relation, near map[string]float64, linked []LinkedEntity, walked func(key string) float64, n int) []Fact {
+	named := map[string]float64{}
+	for _, e := range linked {
+		named[e.Key] = max(named[e.Key], e.Confidence)
+	}
+	best := 0.0
+	for _, rel := range rels {
+		best = max(best, walked(rel.Source), walked(rel.Target))
+	}
+	if best == 0 {
+		best = 1
+	}
+	facts := make([]Fact, 0, len(rels))
+	for _, rel := range rels {
+		score := near[rel.ID] + named[rel.Source] + named[rel.Target] + (walked(rel.Source)+walked(rel.Target))/best
+		facts = append(facts, Fact{ID: rel.ID, Relation: rel, Hop: 1, Sentence: FactSentence(rel), Score: score})
+	}
+	sort.SliceStable(facts, func(i, j int) bool {
+		if facts[i].Score != facts[j].Score {
+			return facts[i].Score > facts[j].Score
+		}
+		return facts[i].ID < facts[j].ID
+	})
+	return facts[:min(len(facts), n)]
+}
