@@ -25,7 +25,8 @@ var starters = func() map[string]bool {
 	for _, w := range strings.Fields(`a an i in on at of to by no yes so as if it is or under according based
 		therefore thus hence because since for from with without passengers passenger you your they we he she
 		this that these those there their the answer however also only both each every all any some none
-		flights flight airlines airline an employee employees`) {
+		flights flight airlines airline an employee employees how what which who whom whose when where why
+		does do did are can may must should will would was were has have had`) {
 		m[w] = true
 	}
 	return m
@@ -130,9 +131,12 @@ func holds(src, anchor string) bool {
 
 // unsupportedClaims returns the sentences of text whose anchors do not appear together in one source,
 // as written; sentences that name nothing are not judged. The anchors of the question, when given, are
-// the subject an answer speaks of although it need not repeat it ("Lena Vogt [1]" to "Who is the chief
-// executive of Lufthansa?"): each anchor of a sentence may find its partner among them too.
-func unsupportedClaims(text, question string, srcs []source) []string {
+// the subject an answer speaks of although it need not repeat it, and the anchors of support (the facts
+// listed with an answer, each checked itself) may partner an answer's terse "600 EUR [4]": each anchor of
+// a sentence may find its partner among them too. Then the sentence must also reach the subject: one of
+// the question's anchors shares a source with one of the sentence's or the support's ("Lena Vogt [1]" to
+// "Who is the chief executive of Lufthansa?" does not, whatever Nexa AI fact comes with it).
+func unsupportedClaims(text, question, support string, srcs []source) []string {
 	norm := make([]string, len(srcs))
 	for i, s := range srcs {
 		norm[i] = normSource(s.origin() + "\n" + s.text())
@@ -143,18 +147,22 @@ func unsupportedClaims(text, question string, srcs []source) []string {
 			subject = append(subject, a)
 		}
 	}
+	var backing []string
+	for _, sent := range sentences(support) {
+		backing = append(backing, anchors(sent)...)
+	}
 	var out []string
 	for _, sent := range sentences(text) {
-		if !claimSupported(anchors(sent), subject, norm) {
+		if !claimSupported(anchors(sent), subject, backing, norm) {
 			out = append(out, strings.TrimSpace(sent))
 		}
 	}
 	return out
 }
 
-// claimSupported applies the rule to one sentence's anchors as, with the question's anchors as further
-// partners.
-func claimSupported(as, subject []string, norm []string) bool {
+// claimSupported applies the rule to one sentence's anchors as, with the question's anchors (subject) and
+// the support's (backing) as further partners.
+func claimSupported(as, subject, backing []string, norm []string) bool {
 	in := make([][]bool, len(as)) // in[a][s]: anchor a appears in source s
 	for a, anchor := range as {
 		in[a] = make([]bool, len(norm))
@@ -167,7 +175,15 @@ func claimSupported(as, subject []string, norm []string) bool {
 			return false
 		}
 	}
-	partners := as
+	if len(as) == 0 {
+		return true
+	}
+	inSrc := func(anchor string, s int) bool { return holds(norm[s], anchor) }
+	claim := slices.Concat(as, backing)
+	if len(subject) > 0 && !reaches(subject, claim, norm, inSrc) {
+		return false
+	}
+	partners := slices.Clone(claim)
 	for _, q := range subject {
 		if !slices.Contains(partners, q) {
 			partners = append(partners, q)
@@ -176,7 +192,6 @@ func claimSupported(as, subject []string, norm []string) bool {
 	if len(partners) < 2 {
 		return true
 	}
-	inSrc := func(anchor string, s int) bool { return holds(norm[s], anchor) }
 	for a, anchor := range as {
 		partnered := false
 		for _, other := range partners {
@@ -198,6 +213,23 @@ func claimSupported(as, subject []string, norm []string) bool {
 		}
 	}
 	return true
+}
+
+// reaches reports one anchor of subject and one of claim, not the same, in one source.
+func reaches(subject, claim []string, norm []string, inSrc func(string, int) bool) bool {
+	for _, q := range subject {
+		for _, c := range claim {
+			if q == c {
+				return true // the answer names the question's subject itself; the partner rule judges it
+			}
+			for s := range norm {
+				if inSrc(q, s) && inSrc(c, s) {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // internalLabel finds the start of the loop's own notes that a model copied into an answer ("... [1][2]

@@ -33,22 +33,24 @@ func TestUnsupportedClaims(t *testing.T) {
 		{kind: KindChunk, chunk: graphrag.Chunk{ID: "d", DocName: "eu261.md", Text: "- all other flights over 3,500 km: 600 EUR"}},
 	}
 	tests := []struct {
-		answer, question string
-		want             int
+		answer, question, support string
+		want                      int
 	}{
-		{"The chief executive of Lufthansa is Lena Vogt.", "", 1},                  // joined across documents
-		{"Lena Vogt and Arjun Mehta founded Nexa AI [2].", "", 0},                  // together in one source
-		{"You get 600 EUR: Delhi is 5,921 km away, over 3,500 km [3][4].", "", 0},  // each anchor has a partner
-		{"Munich has 1.5 million inhabitants.", "", 1},                             // a number no source holds
-		{"Lufthansa is licensed in Germany. Its CEO is Carsten Spohr [1].", "", 1}, // the second sentence names a stranger
-		{"No, the documents do not say.", "", 0},                                   // names nothing
-		{"Lena Vogt [2].", "Who is the chief executive of Lufthansa?", 1},          // the question's subject is no partner
-		{"Lena Vogt and Arjun Mehta [2].", "Who founded Nexa AI?", 0},              // partners in the answer and the question
-		{"600 EUR [4].", "How much for Delhi to Munich?", 1},                       // the amount stands on no source of the route
-		{"Lena Vogt took 1 day off in 2019 [2].", "", 1},                           // a number no source holds
+		{"The chief executive of Lufthansa is Lena Vogt.", "", "", 1},                                                         // joined across documents
+		{"Lena Vogt and Arjun Mehta founded Nexa AI [2].", "", "", 0},                                                         // together in one source
+		{"You get 600 EUR: Delhi is 5,921 km away, over 3,500 km [3][4].", "", "", 0},                                         // each anchor has a partner
+		{"Munich has 1.5 million inhabitants.", "", "", 1},                                                                    // a number no source holds
+		{"Lufthansa is licensed in Germany. Its CEO is Carsten Spohr [1].", "", "", 1},                                        // the second sentence names a stranger
+		{"No, the documents do not say.", "", "", 0},                                                                          // names nothing
+		{"Lena Vogt [2].", "Who is the chief executive of Lufthansa?", "", 1},                                                 // the question's subject is no partner
+		{"Lena Vogt and Arjun Mehta [2].", "Who founded Nexa AI?", "", 0},                                                     // partners in the answer and the question
+		{"600 EUR [4].", "How much for Delhi to Munich?", "", 1},                                                              // the amount stands on no source of the route
+		{"Lena Vogt took 1 day off in 2019 [2].", "", "", 1},                                                                  // a number no source holds
+		{"600 EUR [4].", "How much for Delhi to Munich?", "Delhi is 5,921 km from Munich [3]\nOver 3,500 km: 600 EUR [4]", 0}, // the facts carry it
+		{"Lena Vogt [2].", "Who is the chief executive of Lufthansa?", "Lena Vogt founded Nexa AI [2]", 1},                    // nothing reaches Lufthansa
 	}
 	for _, tc := range tests {
-		if got := unsupportedClaims(tc.answer, tc.question, srcs); len(got) != tc.want {
+		if got := unsupportedClaims(tc.answer, tc.question, tc.support, srcs); len(got) != tc.want {
 			t.Errorf("unsupportedClaims(%q) = %q, want %d", tc.answer, got, tc.want)
 		}
 	}

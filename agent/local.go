@@ -118,13 +118,6 @@ func (r *run) answerCompact(ctx context.Context) (bool, []string, error) {
 		r.finished(NodeGenerate, "The sources found so far do not answer the question")
 		return false, a.Search, nil
 	}
-	if bad := unsupportedClaims(answer, r.st.question, srcs); len(bad) > 0 {
-		r.st.unsupported = bad
-		r.st.critique = "The answer joins things that no single source states together."
-		r.rec.send(Event{Type: EventNodeFinished, Node: NodeAudit, Summary: "Set aside: no single source names together what this answer joins: " + clip(strings.Join(bad, " "), 200)})
-		r.finished(NodeGenerate, "The answer did not pass the check against the sources")
-		return false, a.Search, nil
-	}
 	var facts []string
 	dropped := 0
 	for _, f := range nonEmpty(a.Facts) {
@@ -132,11 +125,18 @@ func (r *run) answerCompact(ctx context.Context) (bool, []string, error) {
 		if len(strings.Fields(f)) < 3 || len(facts) == localFacts { // "reasoning": a field name, not a fact
 			continue
 		}
-		if len(unsupportedClaims(f, "", srcs)) > 0 {
+		if len(unsupportedClaims(f, "", "", srcs)) > 0 {
 			dropped++
 			continue
 		}
 		facts = append(facts, f)
+	}
+	if bad := unsupportedClaims(answer, r.st.question, strings.Join(facts, "\n"), srcs); len(bad) > 0 {
+		r.st.unsupported = bad
+		r.st.critique = "The answer joins things that no single source states together."
+		r.rec.send(Event{Type: EventNodeFinished, Node: NodeAudit, Summary: "Set aside: no single source names together what this answer joins: " + clip(strings.Join(bad, " "), 200)})
+		r.finished(NodeGenerate, "The answer did not pass the check against the sources")
+		return false, a.Search, nil
 	}
 	text := answer
 	if len(facts) > 0 {
