@@ -2,12 +2,14 @@ package eval
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -42,6 +44,8 @@ type BenchQuestion struct {
 	Question
 	Answer        string     `json:"answer"`
 	Decomposition []SubQuery `json:"decomposition"`
+	// ParagraphFiles are the passages the question came with: its gold passages and distractors.
+	ParagraphFiles []string `json:"paragraph_files,omitempty"`
 }
 
 // SubQuery is one gold sub-question of a multi-hop question; "#n" in it stands for the answer of the n-th.
@@ -186,6 +190,69 @@ func NewReplayExtractor(b *Bench) *ReplayExtractor { return &ReplayExtractor{byF
 func (x *ReplayExtractor) Extract(_ context.Context, c graphrag.Chunk) (graphrag.Extraction, error) {
 	rec := x.byFile[filepath.Base(c.DocName)]
 	return graphrag.TriplesExtraction(c, rec.Entities, rec.Triples), nil
+}
+
+// Slice is the benchmark cut to its first n questions and the passages they came with (ParagraphFiles,
+// gold passages included), with their recorded extraction: small enough for a test, not chosen by result.
+func (b *Bench) Slice(n int) *Bench {
+	out := &Bench{Name: b.Name + "-slice", Questions: b.Questions[:min(n, len(b.Questions))]}
+	want := map[string]bool{}
+	for _, q := range out.Questions {
+		for _, f := range append(slices.Clone(q.ParagraphFiles), q.GoldDocs...) {
+			want[f] = true
+		}
+	}
+	for _, p := range b.Passages {
+		if want[p.File] {
+			out.Passages = append(out.Passages, p)
+		}
+	}
+	if b.Extraction != nil {
+		out.Extraction = map[string]BenchExtraction{}
+		for _, p := range out.Passages {
+			if x, ok := b.Extraction[p.File]; ok {
+				out.Extraction[p.File] = x
+			}
+		}
+	}
+	return out
+}
+
+// Write saves the benchmark in its folder layout (corpus.jsonl, questions.jsonl, openie.jsonl).
+func (b *Bench) Write(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("eval: write bench: %w", err)
+	}
+	write := func(name string, n int, line func(i int) any) error {
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		for i := range n {
+			if err := enc.Encode(line(i)); err != nil {
+				return err
+			}
+		}
+		return os.WriteFile(filepath.Join(dir, name), buf.Bytes(), 0o644)
+	}
+	errs := []error{
+		write("corpus.jsonl", len(b.Passages), func(i int) any { return b.Passages[i] }),
+		write("questions.jsonl", len(b.Questions), func(i int) any { return b.Questions[i] }),
+	}
+	if b.Extraction != nil {
+		errs = append(errs, write("openie.jsonl", len(b.Passages), func(i int) any {
+			p := b.Passages[i]
+			x := b.Extraction[p.File]
+			triples := make([][]string, len(x.Triples))
+			for j, t := range x.Triples {
+				triples[j] = []string{t.Subject, t.Predicate, t.Object}
+			}
+			return map[string]any{"idx": p.Idx, "entities": x.Entities, "triples": triples}
+		}))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("eval: write bench: %w", err)
+	}
+	return nil
 }
 
 // IngestBench submits every passage of b to in and waits until each is done; it fails if one is not.

@@ -3,6 +3,7 @@ package graphrag
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"math"
 	"strings"
 	"unicode"
 
@@ -108,4 +109,28 @@ func NormalizeRelationType(t string) string {
 		return "RELATED_TO"
 	}
 	return strings.Join(parts, "_")
+}
+
+// BestCosine is the best cosine similarity of v to one of qs, at least 0 (0 when v is empty or zero): how
+// near a relation's sentence is to the nearest of a retrieval's queries.
+func BestCosine(v []float32, qs [][]float32) float64 {
+	best := 0.0
+	for _, q := range qs {
+		best = max(best, cosine(v, q))
+	}
+	return best
+}
+
+// cosine is the cosine similarity of two vectors; 0 when one is empty or zero.
+func cosine(a, b []float32) float64 {
+	var dot, na, nb float64
+	for i := range min(len(a), len(b)) {
+		dot += float64(a[i]) * float64(b[i])
+		na += float64(a[i]) * float64(a[i])
+		nb += float64(b[i]) * float64(b[i])
+	}
+	if na == 0 || nb == 0 {
+		return 0
+	}
+	return dot / math.Sqrt(na*nb)
 }

@@ -14,9 +14,9 @@ const (
 	walkChunkSeed  = 0.05 // their share of the seed mass, against the entities'
 	walkDamping    = 0.5  // probability of following an edge rather than restarting
 	walkIterations = 50
-	walkPerEntity  = 64   // passages read per entity
-	walkRelations  = 2000 // relations read around the seeds
-	walkTopFacts   = 5    // relations nearest the queries whose ends seed the walk
+	walkPerEntity  = 16  // passages read per entity
+	walkRelations  = 150 // relations read around the seeds
+	walkTopFacts   = 5   // relations nearest the queries whose ends seed the walk
 	// A relation edge weighs exp(walkFactTemp x its sentence's cosine similarity to the queries), so the
 	// walk follows the relations the question is about.
 	walkFactTemp = 5.0
@@ -32,20 +32,6 @@ func mean(m map[string]float64) float64 {
 		sum += v
 	}
 	return sum / float64(len(m))
-}
-
-// cosine is the cosine similarity of two vectors; 0 when one is empty or zero.
-func cosine(a, b []float32) float64 {
-	var dot, na, nb float64
-	for i := range min(len(a), len(b)) {
-		dot += float64(a[i]) * float64(b[i])
-		na += float64(a[i]) * float64(a[i])
-		nb += float64(b[i]) * float64(b[i])
-	}
-	if na == 0 || nb == 0 {
-		return 0
-	}
-	return dot / math.Sqrt(na*nb)
 }
 
 // walk links the entities the texts name and ranks passages and relations by a personalized PageRank
@@ -71,11 +57,12 @@ func (r *Retriever) walk(ctx context.Context, texts []string, qvecs [][]float32,
 	for i, c := range seeds {
 		seedIDs[i] = c.ID
 	}
-	sg, err := r.store.Subgraph(ctx, keys, seedIDs, walkPerEntity, walkRelations)
+	sg, err := r.store.Subgraph(ctx, SubgraphQuery{Keys: keys, ChunkIDs: seedIDs, Vectors: qvecs,
+		PerEntity: walkPerEntity, MaxRelations: walkRelations})
 	if err != nil {
 		return fmt.Errorf("graphrag: walk: %w", err)
 	}
-	factScore := factScores(sg.Relations, qvecs)
+	factScore := sg.Near
 	g := newWalkGraph()
 	for key, chunks := range sg.Mentions {
 		e := g.node("e:" + key)
@@ -150,19 +137,6 @@ func (r *Retriever) walk(ctx context.Context, texts []string, qvecs [][]float32,
 		return err
 	}
 	return nil
-}
-
-// factScores is each relation's best cosine similarity to a query vector (0 for one without a vector).
-func factScores(rels []Relation, qvecs [][]float32) map[string]float64 {
-	out := make(map[string]float64, len(rels))
-	for _, rel := range rels {
-		best := 0.0
-		for _, q := range qvecs {
-			best = math.Max(best, cosine(q, rel.Embedding))
-		}
-		out[rel.ID] = best
-	}
-	return out
 }
 
 // walkPassages reads the depth best passages of the walk into out.Walk.

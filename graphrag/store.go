@@ -101,16 +101,38 @@ type GraphStore interface {
 	// limit of them.
 	Neighborhood(ctx context.Context, keys []string, hops, limit int) ([]Edge, error)
 	// Subgraph returns what a graph walk from the start entities and chunks reaches: the entities the start
-	// chunks mention, the relations (with their ends' names and provenance) touching a start entity or one
-	// of those, at most maxRelations of them, best supported first, and for every entity met its mention
-	// count and the chunks that mention it, at most perEntity, in chunk order. Unknown keys and IDs are
-	// skipped.
-	Subgraph(ctx context.Context, keys, chunkIDs []string, perEntity, maxRelations int) (Subgraph, error)
+	// chunks mention; the relations (with their ends' names and provenance, without vectors) touching a
+	// start entity with at most MaxHubRelations of them, or joining two entities a start chunk mentions (one
+	// of them with at most MaxHubRelations), at
+	// most MaxRelations in all, best
+	// supported first, then by type and ID, each with its vector's best cosine similarity to the query
+	// vectors (0 without a vector); and for every entity met its mention count and the chunks that mention
+	// it, at most PerEntity, in chunk order. Unknown keys and IDs are skipped.
+	Subgraph(ctx context.Context, q SubgraphQuery) (Subgraph, error)
+}
+
+// Bounds of Subgraph: the start chunks' entities whose joining relations it reads, and the relations a
+// start entity may have for all of them to be read (a hub's thousands of relations say little about a
+// question, and reading them cost more than the rest of a walk; its relations to the start chunks'
+// entities are still read).
+const (
+	MaxNear         = 500
+	MaxHubRelations = 200
+)
+
+// SubgraphQuery is where a walk starts and how much of the graph it reads.
+type SubgraphQuery struct {
+	Keys     []string    // start entities
+	ChunkIDs []string    // start chunks
+	Vectors  [][]float32 // the queries' vectors, which relations are compared with
+	// PerEntity bounds the chunks listed per entity, MaxRelations the relations read.
+	PerEntity, MaxRelations int
 }
 
 // Subgraph is the part of the graph around a question that a walk ranks.
 type Subgraph struct {
 	Relations []Relation
+	Near      map[string]float64  // relation ID -> best cosine similarity of its vector to a query vector
 	Mentions  map[string][]string // entity key -> chunk IDs mentioning it (at most the asked number)
 	Mentioned map[string]int      // entity key -> how many chunks mention it in all
 	// ChunkEntities maps each start chunk to the keys of the entities it mentions.

@@ -18,7 +18,7 @@ import (
 const (
 	chunksPerDoc   = 100
 	dim            = 384
-	corpusVersion  = "storebench-1"
+	corpusVersion  = "storebench-2"
 	wordsPerChunk  = 80
 	vocabularySize = 5000
 )
@@ -159,7 +159,7 @@ func putAll(ctx context.Context, store graphrag.Store, xs []graphrag.Extraction,
 	return first
 }
 
-// extraction relates the mentioned entities in a chain: a -> b -> c.
+// extraction relates the mentioned entities in a chain: a -> b -> c, each relation with its vector.
 func extraction(chunkID, docID string, mentioned []string, r *rand.Rand) graphrag.Extraction {
 	x := graphrag.Extraction{ChunkID: chunkID}
 	seen := map[string]bool{}
@@ -177,9 +177,11 @@ func extraction(chunkID, docID string, mentioned []string, r *rand.Rand) graphra
 			continue
 		}
 		typ := fmt.Sprintf("REL_%d", r.IntN(8))
-		x.Relations = append(x.Relations, graphrag.Relation{ID: graphrag.RelationID(src, typ, dst), Source: src, Target: dst,
+		rel := graphrag.Relation{ID: graphrag.RelationID(src, typ, dst), Source: src, Target: dst,
 			SourceName: mentioned[i-1], TargetName: mentioned[i], Type: typ, Values: map[string]any{"weight": float64(r.IntN(100))},
-			ChunkIDs: []string{chunkID}, DocIDs: []string{docID}})
+			ChunkIDs: []string{chunkID}, DocIDs: []string{docID}}
+		rel.Embedding = llmtest.Vector(graphrag.FactText(rel), dim) // as the ingester embeds fact sentences
+		x.Relations = append(x.Relations, rel)
 	}
 	return x
 }

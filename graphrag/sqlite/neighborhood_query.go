@@ -67,41 +67,51 @@ func (s *Store) relationsTouching(ctx context.Context, keys []string) ([]support
 		part := keys[lo:min(lo+batchSize, len(keys))]
 		in := placeholders(len(part))
 		args := stringArgs(part)
-		rows, err := s.reader.QueryContext(ctx, `SELECT r.id, r.source, r.target, r.type, r.description, r.vals, r.embedding,
-			(SELECT count(*) FROM relation_chunks rc WHERE rc.relation_id = r.id)
-			FROM relations r WHERE r.source IN (`+in+`) OR r.target IN (`+in+`)`, append(args, args...)...)
+		found, err := s.readRelations(ctx, `r.source IN (`+in+`) OR r.target IN (`+in+`)`, append(args, args...))
 		if err != nil {
 			return nil, err
 		}
-		for rows.Next() {
-			var r supported
-			var vals string
-			var vec []byte
-			if err := rows.Scan(&r.ID, &r.Source, &r.Target, &r.Type, &r.Description, &vals, &vec, &r.support); err != nil {
-				rows.Close()
-				return nil, err
-			}
-			if err := json.Unmarshal([]byte(vals), &r.Values); err != nil {
-				rows.Close()
-				return nil, fmt.Errorf("relation %s values: %w", r.ID, err)
-			}
-			if vec != nil {
-				if r.Embedding, err = decodeVector(vec, s.dim); err != nil {
-					rows.Close()
-					return nil, fmt.Errorf("relation %s: %w", r.ID, err)
-				}
-			}
-			out = append(out, r)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
+		out = append(out, found...)
+	}
+	sortSupported(out)
+	return out, nil
+}
+
+// readRelations reads the relations matching where, with their support and vectors.
+func (s *Store) readRelations(ctx context.Context, where string, args []any) ([]supported, error) {
+	rows, err := s.reader.QueryContext(ctx, `SELECT r.id, r.source, r.target, r.type, r.description, r.vals, r.embedding,
+		(SELECT count(*) FROM relation_chunks rc WHERE rc.relation_id = r.id)
+		FROM relations r WHERE `+where, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []supported
+	for rows.Next() {
+		var r supported
+		var vals string
+		var vec []byte
+		if err := rows.Scan(&r.ID, &r.Source, &r.Target, &r.Type, &r.Description, &vals, &vec, &r.support); err != nil {
 			return nil, err
 		}
+		if err := json.Unmarshal([]byte(vals), &r.Values); err != nil {
+			return nil, fmt.Errorf("relation %s values: %w", r.ID, err)
+		}
+		if vec != nil {
+			if r.Embedding, err = decodeVector(vec, s.dim); err != nil {
+				return nil, fmt.Errorf("relation %s: %w", r.ID, err)
+			}
+		}
+		out = append(out, r)
 	}
-	slices.SortFunc(out, func(a, b supported) int {
+	return out, rows.Err()
+}
+
+// sortSupported orders relations by support, most first, then by type and ID.
+func sortSupported(rs []supported) {
+	slices.SortFunc(rs, func(a, b supported) int {
 		return cmp.Or(cmp.Compare(b.support, a.support), cmp.Compare(a.Type, b.Type), cmp.Compare(a.ID, b.ID))
 	})
-	return out, nil
 }
 
 // fillEdges sets the ends' names and the supporting chunks and documents of every edge.

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/hopwise/hopwise/graphrag"
 )
@@ -10,9 +11,12 @@ import (
 // Subgraph reads what a walk from the start entities and chunks reaches (see graphrag.GraphStore): the
 // start chunks' entities, the best supported relations touching those or the start entities, and the
 // mentions of every entity met.
-func (s *Store) Subgraph(ctx context.Context, keys, chunkIDs []string, perEntity, maxRelations int) (graphrag.Subgraph, error) {
-	sg := graphrag.Subgraph{Mentions: map[string][]string{}, Mentioned: map[string]int{}, ChunkEntities: map[string][]string{}}
+func (s *Store) Subgraph(ctx context.Context, q graphrag.SubgraphQuery) (graphrag.Subgraph, error) {
+	keys, chunkIDs, perEntity, maxRelations := q.Keys, q.ChunkIDs, q.PerEntity, q.MaxRelations
+	sg := graphrag.Subgraph{Mentions: map[string][]string{}, Mentioned: map[string]int{}, ChunkEntities: map[string][]string{},
+		Near: map[string]float64{}}
 	chunkIDs = unique(chunkIDs)
+	start := unique(keys)
 	for lo := 0; lo < len(chunkIDs); lo += batchSize {
 		part := chunkIDs[lo:min(lo+batchSize, len(chunkIDs))]
 		err := eachPair(ctx, s.reader, `SELECT chunk_id, entity_key FROM mentions WHERE chunk_id IN (`+
@@ -29,49 +33,165 @@ func (s *Store) Subgraph(ctx context.Context, keys, chunkIDs []string, perEntity
 		return sg, nil
 	}
 	if maxRelations > 0 {
-		touching, err := s.relationsTouching(ctx, keys)
+		var near []string
+		for _, ks := range sg.ChunkEntities {
+			near = append(near, ks...)
+		}
+		rels, err := s.subgraphRelations(ctx, start, unique(near), maxRelations)
 		if err != nil {
 			return graphrag.Subgraph{}, fmt.Errorf("sqlite: subgraph: %w", err)
 		}
-		edges := make([]graphrag.Edge, 0, min(len(touching), maxRelations))
-		for _, r := range touching[:min(len(touching), maxRelations)] {
-			edges = append(edges, graphrag.Edge{Relation: r.Relation, Hop: 1})
-		}
-		if err := s.fillEdges(ctx, edges); err != nil {
-			return graphrag.Subgraph{}, fmt.Errorf("sqlite: subgraph: %w", err)
-		}
-		for _, e := range edges {
-			sg.Relations = append(sg.Relations, e.Relation)
-			keys = append(keys, e.Source, e.Target)
+		for _, r := range rels {
+			sg.Near[r.ID] = graphrag.BestCosine(r.Embedding, q.Vectors)
+			r.Embedding = nil // compared here; not carried on, as Neo4j does not send it
+			sg.Relations = append(sg.Relations, r)
+			keys = append(keys, r.Source, r.Target)
 		}
 		keys = unique(keys)
 	}
+	if err := s.mentionsOf(ctx, keys, perEntity, &sg); err != nil {
+		return graphrag.Subgraph{}, fmt.Errorf("sqlite: subgraph mentions: %w", err)
+	}
+	return sg, nil
+}
+
+// mentionsOf sets each entity's mention count (one grouped count over the mentions index) and its first
+// perEntity chunks (one bounded index read per entity: a window over every mention of a hub entity cost
+// more than all the rest of a walk).
+func (s *Store) mentionsOf(ctx context.Context, keys []string, perEntity int, sg *graphrag.Subgraph) error {
 	for lo := 0; lo < len(keys); lo += batchSize {
 		part := keys[lo:min(lo+batchSize, len(keys))]
-		rows, err := s.reader.QueryContext(ctx, `SELECT entity_key, chunk_id, n FROM (
-			SELECT entity_key, chunk_id, count(*) OVER (PARTITION BY entity_key) AS n,
-				row_number() OVER (PARTITION BY entity_key ORDER BY chunk_id) AS i
-			FROM mentions WHERE entity_key IN (`+placeholders(len(part))+`)) WHERE i <= ?`,
-			append(stringArgs(part), max(perEntity, 0))...)
+		rows, err := s.reader.QueryContext(ctx, `SELECT entity_key, count(*) FROM mentions WHERE entity_key IN (`+
+			placeholders(len(part))+`) GROUP BY entity_key`, stringArgs(part)...)
 		if err != nil {
-			return graphrag.Subgraph{}, fmt.Errorf("sqlite: subgraph mentions: %w", err)
+			return err
 		}
 		for rows.Next() {
-			var key, chunkID string
+			var key string
 			var n int
-			if err := rows.Scan(&key, &chunkID, &n); err != nil {
+			if err := rows.Scan(&key, &n); err != nil {
 				rows.Close()
-				return graphrag.Subgraph{}, fmt.Errorf("sqlite: subgraph mentions: %w", err)
+				return err
 			}
-			sg.Mentions[key] = append(sg.Mentions[key], chunkID)
 			sg.Mentioned[key] = n
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {
-			return graphrag.Subgraph{}, fmt.Errorf("sqlite: subgraph mentions: %w", err)
+			return err
 		}
 	}
-	return sg, nil
+	if perEntity <= 0 {
+		return nil
+	}
+	conn, err := s.reader.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	stmt, err := conn.PrepareContext(ctx, `SELECT chunk_id FROM mentions WHERE entity_key = ? ORDER BY chunk_id LIMIT ?`)
+	if err != nil {
+		return err
+	}
+	defer stmt.Close()
+	for _, key := range keys {
+		if sg.Mentioned[key] == 0 {
+			continue
+		}
+		rows, err := stmt.QueryContext(ctx, key, perEntity)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var id string
+			if err := rows.Scan(&id); err != nil {
+				rows.Close()
+				return err
+			}
+			sg.Mentions[key] = append(sg.Mentions[key], id)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// subgraphRelations reads the relations touching a start entity and those joining two entities near (the
+// entities the start chunks mention), the best supported first (then by type and ID), at most max, with
+// their ends' names and provenance.
+func (s *Store) subgraphRelations(ctx context.Context, keys, near []string, max int) ([]graphrag.Relation, error) {
+	keys, err := s.notHubs(ctx, keys)
+	if err != nil {
+		return nil, err
+	}
+	touching, err := s.relationsTouching(ctx, keys)
+	if err != nil {
+		return nil, err
+	}
+	ids := map[string]bool{}
+	for _, r := range touching {
+		ids[r.ID] = true
+	}
+	near = near[:min(len(near), graphrag.MaxNear)]
+	small, err := s.notHubs(ctx, near) // a relation joining two hubs is not read, as in Neo4j
+	if err != nil {
+		return nil, err
+	}
+	if len(small) > 0 {
+		in, args := placeholders(len(near)), stringArgs(near)
+		inSmall, argsSmall := placeholders(len(small)), stringArgs(small)
+		between, err := s.readRelations(ctx, `(r.source IN (`+inSmall+`) AND r.target IN (`+in+`)) OR
+			(r.target IN (`+inSmall+`) AND r.source IN (`+in+`))`,
+			slices.Concat(argsSmall, args, argsSmall, args))
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range between {
+			if !ids[r.ID] {
+				ids[r.ID] = true
+				touching = append(touching, r)
+			}
+		}
+	}
+	sortSupported(touching)
+	edges := make([]graphrag.Edge, 0, min(len(touching), max))
+	for _, r := range touching[:min(len(touching), max)] {
+		edges = append(edges, graphrag.Edge{Relation: r.Relation, Hop: 1})
+	}
+	if err := s.fillEdges(ctx, edges); err != nil {
+		return nil, err
+	}
+	out := make([]graphrag.Relation, len(edges))
+	for i, e := range edges {
+		out[i] = e.Relation
+	}
+	return out, nil
+}
+
+// notHubs returns the keys of the entities with at most graphrag.MaxHubRelations relations.
+func (s *Store) notHubs(ctx context.Context, keys []string) ([]string, error) {
+	if len(keys) == 0 {
+		return nil, nil
+	}
+	hub := map[string]bool{}
+	for lo := 0; lo < len(keys); lo += batchSize {
+		part := keys[lo:min(lo+batchSize, len(keys))]
+		in, args := placeholders(len(part)), stringArgs(part)
+		err := eachPair(ctx, s.reader, `SELECT key, '' FROM (SELECT source AS key FROM relations WHERE source IN (`+in+`)
+			UNION ALL SELECT target FROM relations WHERE target IN (`+in+`)) GROUP BY key HAVING count(*) > ?`,
+			append(append(args, args...), graphrag.MaxHubRelations), func(key, _ string) { hub[key] = true })
+		if err != nil {
+			return nil, err
+		}
+	}
+	out := make([]string, 0, len(keys))
+	for _, k := range keys {
+		if !hub[k] {
+			out = append(out, k)
+		}
+	}
+	return out, nil
 }
 
 // eachPair calls add for every two-column string row of query.

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"math"
 	"slices"
 	"testing"
 
@@ -18,7 +19,7 @@ var subgraphCases = []testCase{
 func testSubgraph(t *testing.T, f *fixture) {
 	g := buildGraph(f)
 	munich := g.ents["Munich"].Key
-	sg, err := f.s.Subgraph(f.ctx, []string{munich, "no such entity"}, nil, 10, 100)
+	sg, err := f.s.Subgraph(f.ctx, graphrag.SubgraphQuery{Keys: []string{munich, "no such entity"}, PerEntity: 10, MaxRelations: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +49,7 @@ func testSubgraph(t *testing.T, f *fixture) {
 
 	// A start chunk: the Tokyo-Osaka chunk brings both ends and their one relation.
 	tokyoChunk := g.chunks[6].ID
-	sg, err = f.s.Subgraph(f.ctx, nil, []string{tokyoChunk, "no such chunk"}, 10, 100)
+	sg, err = f.s.Subgraph(f.ctx, graphrag.SubgraphQuery{ChunkIDs: []string{tokyoChunk, "no such chunk"}, PerEntity: 10, MaxRelations: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +61,7 @@ func testSubgraph(t *testing.T, f *fixture) {
 	}
 
 	// Bounds: one chunk per entity, but the counts stay whole; two relations at most.
-	sg, err = f.s.Subgraph(f.ctx, []string{munich}, nil, 1, 2)
+	sg, err = f.s.Subgraph(f.ctx, graphrag.SubgraphQuery{Keys: []string{munich}, PerEntity: 1, MaxRelations: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,14 +71,15 @@ func testSubgraph(t *testing.T, f *fixture) {
 	if len(sg.Mentions[munich]) != 1 || sg.Mentioned[munich] != 3 {
 		t.Errorf("Munich: %d chunks listed of %d, want 1 of 3", len(sg.Mentions[munich]), sg.Mentioned[munich])
 	}
-	sg, err = f.s.Subgraph(f.ctx, nil, nil, 10, 100)
+	sg, err = f.s.Subgraph(f.ctx, graphrag.SubgraphQuery{PerEntity: 10, MaxRelations: 100})
 	if err != nil || len(sg.Relations) != 0 || len(sg.Mentions) != 0 {
 		t.Errorf("Subgraph of nothing = %+v, %v; want empty", sg, err)
 	}
 }
 
-// testRelationVectors checks that a relation's vector is stored with its extraction, read back by
-// Subgraph, kept when the relation is extracted again without one, and refused in another dimension.
+// testRelationVectors checks that a relation's vector is stored with its extraction, compared by Subgraph
+// with the query vectors, kept when the relation is extracted again without one, and refused in another
+// dimension.
 func testRelationVectors(t *testing.T, f *fixture) {
 	doc := f.doc("vectors.txt", "vectors")
 	cs := f.chunks(doc, "Delhi is far from Munich", "Munich is far from Delhi")
@@ -87,12 +89,28 @@ func testRelationVectors(t *testing.T, f *fixture) {
 	withVec.Embedding = axis(3)
 	f.extract(cs[0].ID, []graphrag.Entity{delhi, munich}, withVec)
 	f.extract(cs[1].ID, []graphrag.Entity{delhi, munich}, r) // no vector this time
-	sg, err := f.s.Subgraph(f.ctx, []string{delhi.Key}, nil, 10, 10)
-	if err != nil {
-		t.Fatal(err)
+	// Nearness to the query vectors: the best of them counts; a vector pointing away counts as 0.
+	minus := axis(3)
+	minus[3] = -1
+	for _, tc := range []struct {
+		vecs [][]float32
+		want float64
+	}{{[][]float32{axis(3)}, 1}, {[][]float32{axis(2), axis(3)}, 1}, {[][]float32{axis(2)}, 0}, {[][]float32{minus}, 0}, {nil, 0}} {
+		sg, err := f.s.Subgraph(f.ctx, graphrag.SubgraphQuery{Keys: []string{delhi.Key}, Vectors: tc.vecs, PerEntity: 10, MaxRelations: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(sg.Relations) != 1 || math.Abs(sg.Near[r.ID]-tc.want) > 1e-5 {
+			t.Errorf("relations %+v, near %v: want the one relation at %v for %v", sg.Relations, sg.Near, tc.want, tc.vecs)
+		}
 	}
-	if len(sg.Relations) != 1 || !slices.Equal(sg.Relations[0].Embedding, axis(3)) {
-		t.Fatalf("relations = %+v, want the one relation with its vector %v", sg.Relations, axis(3))
+	// A relation extracted without a vector is near nothing.
+	lisbon := ent("Lisbon", "CITY", "")
+	plain := rel(delhi, "FLIGHT_TO", lisbon, nil)
+	f.extract(cs[0].ID, []graphrag.Entity{delhi, lisbon}, plain)
+	sg, err := f.s.Subgraph(f.ctx, graphrag.SubgraphQuery{Keys: []string{lisbon.Key}, Vectors: [][]float32{axis(3)}, PerEntity: 10, MaxRelations: 10})
+	if err != nil || len(sg.Relations) != 1 || sg.Near[plain.ID] != 0 {
+		t.Errorf("a relation without vector: %+v near %v, %v", sg.Relations, sg.Near, err)
 	}
 	bad := r
 	bad.Embedding = []float32{1, 2}
