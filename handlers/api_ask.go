@@ -49,7 +49,7 @@ func (s *server) apiAsk(c echo.Context) error {
 		if err != nil && turn.ID == "" {
 			return err
 		}
-		return c.JSON(http.StatusOK, askResponse{ConversationID: convID, TurnID: turn.ID, Status: turn.Status, Result: res})
+		return c.JSON(http.StatusOK, askResponse{ConversationID: convID, TurnID: turn.ID, Status: turn.Status, Result: publicResult(res)})
 	}
 	sse := startSSE(c)
 	events := make(chan agent.Event, 64)
@@ -61,18 +61,18 @@ func (s *server) apiAsk(c echo.Context) error {
 			case <-ctx.Done():
 			}
 		})
-		done <- askResponse{ConversationID: convID, TurnID: turn.ID, Status: turn.Status, Result: res}
+		done <- askResponse{ConversationID: convID, TurnID: turn.ID, Status: turn.Status, Result: publicResult(res)}
 	}()
 	for {
 		select {
 		case ev := <-events:
-			b, _ := json.Marshal(ev)
+			b, _ := json.Marshal(publicEvent(ev))
 			_ = sse.send(string(ev.Type), string(b))
 		case r := <-done:
 			release()
 			for len(events) > 0 {
 				ev := <-events
-				b, _ := json.Marshal(ev)
+				b, _ := json.Marshal(publicEvent(ev))
 				_ = sse.send(string(ev.Type), string(b))
 			}
 			b, _ := json.Marshal(r)
@@ -80,4 +80,23 @@ func (s *server) apiAsk(c echo.Context) error {
 			return nil
 		}
 	}
+}
+
+// publicEvent is an event as the JSON API shows it: a problem in plain words, as on the page, never the
+// error chain with the model's address (that stays in the server log).
+func publicEvent(ev agent.Event) agent.Event {
+	if ev.Error != "" {
+		ev.Error = problemText(ev.Error)
+	}
+	return ev
+}
+
+// publicResult is a result whose trace's problems are in plain words (publicEvent).
+func publicResult(res agent.Result) agent.Result {
+	trace := make([]agent.Event, len(res.Trace))
+	for i, ev := range res.Trace {
+		trace[i] = publicEvent(ev)
+	}
+	res.Trace = trace
+	return res
 }

@@ -109,7 +109,9 @@ func scriptedModel(t testing.TB, opt Options) (*llmtest.Server, *script) {
 	return model, sc
 }
 
-var storeOptions = sqlite.Options{EmbedDim: 64, EmbedModel: "test-embed"}
+// storeOptions: the scripted vectors hash words into 256 dimensions; at 64, unrelated sentences collided so
+// often that the graph walk's fact seeds (compared by vector) pointed anywhere.
+var storeOptions = sqlite.Options{EmbedDim: 256, EmbedModel: "test-embed"}
 
 // Close ends the open progress streams, as a server shutting down does.
 func (a *App) Close() {
