@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/hopwise/hopwise/llm"
@@ -131,6 +132,7 @@ func (r *run) answerCompact(ctx context.Context) (bool, []string, error) {
 		}
 		facts = append(facts, f)
 	}
+	facts = append(facts, linkingFacts(r.st.question, srcs, facts)...)
 	if bad := unsupportedClaims(answer, r.st.question, strings.Join(facts, "\n"), srcs); len(bad) > 0 {
 		r.st.unsupported = bad
 		r.st.critique = "The answer joins things that no single source states together."
@@ -175,4 +177,43 @@ func refusesItself(answer string) bool {
 		}
 	}
 	return false
+}
+
+// linkingFacts are the graph facts among the sources that join two things the question names ("Munich
+// DISTANCE_FROM Delhi" to a question about a flight from Delhi to Munich), listed with the answer as what
+// it rests on when the model did not list them itself; at most two.
+func linkingFacts(question string, srcs []source, listed []string) []string {
+	subject := anchors(question)
+	have := normSource(strings.Join(listed, "\n"))
+	var out []string
+	for i, s := range srcs {
+		if s.kind != KindFact || len(out) == 2 {
+			continue
+		}
+		norm := normSource(s.text())
+		named := 0
+		for _, a := range subject {
+			if holds(norm, a) {
+				named++
+			}
+		}
+		marker := "[" + strconv.Itoa(i+1) + "]"
+		if named < 2 || strings.Contains(strings.Join(listed, " "), marker) || strings.Contains(have, norm) {
+			continue
+		}
+		out = append(out, readableFact(s.text())+" "+marker)
+	}
+	return out
+}
+
+// readableFact writes a graph fact's relation type in words: "Munich DISTANCE_FROM Delhi" becomes
+// "Munich distance from Delhi".
+func readableFact(sentence string) string {
+	words := strings.Fields(sentence)
+	for i, w := range words {
+		if strings.Contains(w, "_") && strings.ToUpper(w) == w {
+			words[i] = strings.ToLower(strings.ReplaceAll(w, "_", " "))
+		}
+	}
+	return strings.Join(words, " ")
 }

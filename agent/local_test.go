@@ -114,3 +114,25 @@ func TestLocalProfileTrustsAVerdictOfNotAnswerable(t *testing.T) {
 		t.Errorf("%d answer calls: no search asked for ends the research", m.count(taskCompact))
 	}
 }
+
+// A model that lists only the rule: the graph fact that joins two places of the question comes with the
+// answer, so that the reader sees the distance the amount rests on.
+func TestLocalProfileListsTheGraphFactThatLinksTheQuestion(t *testing.T) {
+	m := newModel(t)
+	m.on(taskCompact, func(c call) llmtest.Reply {
+		return reply(compactReply{
+			Facts:      []string{"Flights over 3,500 km: 600 EUR [" + strconv.Itoa(c.find("600 EUR")) + "]"},
+			Reasoning:  "The flight is long.",
+			Answerable: true,
+			Answer:     "You can receive 600 EUR [" + strconv.Itoa(c.find("600 EUR")) + "].",
+			Search:     []string{},
+		})
+	})
+	res, _ := ask(t, localAgent(m), "How much can I receive if I am denied boarding on a Lufthansa flight from Delhi to Munich?")
+	if !strings.Contains(res.Answer, "Munich distance from Delhi (distance_km: 5921) [") {
+		t.Errorf("answer %q: want the distance fact listed", res.Answer)
+	}
+	if strings.Contains(res.Answer, "Tenerife") || strings.Count(res.Answer, "\n- ") > 2 {
+		t.Errorf("answer %q: only facts joining the question's places belong", res.Answer)
+	}
+}
