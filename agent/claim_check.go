@@ -85,15 +85,6 @@ func anchors(sentence string) []string {
 	return out
 }
 
-func digitsOnly(s string) string {
-	return strings.Map(func(r rune) rune {
-		if unicode.IsDigit(r) {
-			return r
-		}
-		return -1
-	}, s)
-}
-
 // thousands matches a separator between digit groups ("5,921", "2.150" is left alone).
 var thousands = regexp.MustCompile(`(\d),(\d{3})\b`)
 
