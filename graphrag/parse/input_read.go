@@ -28,14 +28,25 @@ func readAll(r io.Reader, max int64) ([]byte, error) {
 // Latin-1 (Windows-1252) files are decoded first (decodeText); a byte order
 // mark is dropped and line endings become "\n".
 func readText(r io.Reader, max int64) (string, error) {
-	b, err := readAll(r, max)
+	var sb strings.Builder
+	n, err := io.Copy(&sb, io.LimitReader(r, max+1))
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("read: %w", err)
 	}
-	if b, err = decodeText(b); err != nil {
-		return "", err
+	if n > max {
+		return "", fmt.Errorf("%w: more than %d bytes", ErrTooLarge, max)
 	}
-	s := strings.TrimPrefix(string(b), "\uFEFF")
+	s := sb.String()
+	// Valid UTF-8 without NUL needs no decoding (UTF-16 is neither), and is kept without a second copy:
+	// a 20 MB file read into bytes and then converted held the text twice.
+	if !utf8.ValidString(s) || strings.IndexByte(s, 0) >= 0 {
+		b, err := decodeText([]byte(s))
+		if err != nil {
+			return "", err
+		}
+		s = string(b)
+	}
+	s = strings.TrimPrefix(s, "\uFEFF")
 	if strings.TrimSpace(s) == "" {
 		return "", fmt.Errorf("%w: empty or whitespace only", ErrEmpty)
 	}
