@@ -19,7 +19,7 @@ models:
 ## test-local: the end-to-end smoke test against the real local models (installs and starts them first)
 test-local: models
 	@deploy/models/serve.sh >/dev/null
-	HOPWISE_MODELS_ENV=$(CURDIR)/$${DATA_DIR:-data}/models/env $(GO) test -count=1 -run TestLocalModelsSmoke -v -timeout 15m ./cmd/hopwise/
+	HOPWISE_MODELS_ENV=$(CURDIR)/$${DATA_DIR:-data}/models/env $(GO) test -count=1 -run TestLocalModelsSmoke -v -timeout 30m ./cmd/hopwise/
 
 ## e2e: the browser journey in headless Chromium (needs Debian's chromium)
 e2e:

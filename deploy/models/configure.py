@@ -242,7 +242,7 @@ def main() -> int:
         f"EMBED_DIM={dim}\n"
         # The short loop and lean JSON for a small model on a CPU (docs/benchmarks.md, "The local model").
         "AGENT_PROFILE=local\n"
-        "LLM_COMPACT_SCHEMA=8\n"
+        "LLM_COMPACT_SCHEMA=16\n"
     )
     (out_dir / "env").write_text(env, encoding="utf-8")
     print(f"[models] wrote {out_dir / 'server.json'}, {out_dir / 'server-embed.json'}, {out_dir / 'env'}")
