@@ -255,44 +255,20 @@ func (b *Bench) Write(dir string) error {
 	return nil
 }
 
-// IngestBench submits every passage of b to in and waits until each is done; it fails if one is not.
+// IngestBench runs in (until it returns) to ingest every passage of b and waits until each is done; it
+// fails if one is not.
 func IngestBench(ctx context.Context, store graphrag.Store, in *graphrag.Ingester, b *Bench) error {
+	runCtx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- in.Run(runCtx) }()
+	defer func() { stop(); <-done }()
 	pending := map[string]string{}
 	for _, p := range b.Passages {
 		doc, _, err := in.Submit(ctx, p.File, strings.NewReader(p.Markdown()))
 		if err != nil {
 			return fmt.Errorf("eval: ingest %s: %w", p.File, err)
 		}
-		if doc.Status != graphrag.StatusDone {
-			pending[doc.ID] = p.File
-		}
+		pending[doc.ID] = p.File
 	}
-	return waitDone(ctx, store, pending)
-}
-
-// waitDone polls the store until every pending document's job has finished; a failed one is an error.
-func waitDone(ctx context.Context, store graphrag.Store, pending map[string]string) error {
-	tick := time.NewTicker(200 * time.Millisecond)
-	defer tick.Stop()
-	for len(pending) > 0 {
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-tick.C:
-		}
-		docs, err := store.Documents(ctx)
-		if err != nil {
-			return fmt.Errorf("eval: ingest progress: %w", err)
-		}
-		for _, d := range docs {
-			if _, ok := pending[d.ID]; !ok || !d.Status.Finished() {
-				continue
-			}
-			if d.Status != graphrag.StatusDone {
-				return fmt.Errorf("eval: ingest %s: %s", pending[d.ID], d.Error)
-			}
-			delete(pending, d.ID)
-		}
-	}
-	return nil
+	return graphrag.WaitDone(ctx, store, pending, 200*time.Millisecond)
 }

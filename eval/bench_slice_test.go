@@ -85,13 +85,7 @@ func benchOn(t *testing.T, b *eval.Bench, emb interface {
 	}
 	defer st.Close()
 	in := graphrag.NewIngester(st, emb, eval.NewReplayExtractor(b), graphrag.IngestOptions{Workers: 2}, quiet)
-	runCtx, stop := context.WithCancel(ctx)
-	done := make(chan error, 1)
-	go func() { done <- in.Run(runCtx) }()
-	err = eval.IngestBench(ctx, st, in, b)
-	stop()
-	<-done
-	if err != nil {
+	if err := eval.IngestBench(ctx, st, in, b); err != nil {
 		t.Fatal(err)
 	}
 	results, err := eval.BenchRecall(ctx, graphrag.NewRetriever(st, emb), b, []int{2, 5})

@@ -30,14 +30,8 @@ func runBench(ctx context.Context, e *env, cfg *config.Config, logger *slog.Logg
 	defer a.Close()
 	var extract graphrag.ChunkExtractor = eval.NewReplayExtractor(b)
 	in := graphrag.NewIngester(a.store, a.llm, extract, graphrag.IngestOptions{Workers: 2}, logger)
-	runCtx, stop := context.WithCancel(ctx)
-	done := make(chan error, 1)
-	go func() { done <- in.Run(runCtx) }()
 	start := time.Now()
-	err = eval.IngestBench(ctx, a.store, in, b)
-	stop()
-	<-done
-	if err != nil {
+	if err := eval.IngestBench(ctx, a.store, in, b); err != nil {
 		return err
 	}
 	st, err := a.store.Stats(ctx)

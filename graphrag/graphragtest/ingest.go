@@ -21,38 +21,18 @@ func IngestDir(ctx context.Context, in *graphrag.Ingester, store graphrag.Store,
 	done := make(chan error, 1)
 	go func() { done <- in.Run(runCtx) }()
 	defer func() { stop(); <-done }()
+	pending := map[string]string{}
 	for _, f := range files {
 		fh, err := os.Open(f)
 		if err != nil {
 			return err
 		}
-		_, _, err = in.Submit(ctx, f, fh)
+		doc, _, err := in.Submit(ctx, f, fh)
 		fh.Close()
 		if err != nil {
 			return err
 		}
+		pending[doc.ID] = f
 	}
-	for {
-		docs, err := store.Documents(ctx)
-		if err != nil {
-			return err
-		}
-		finished := 0
-		for _, d := range docs {
-			if d.Status == graphrag.StatusFailed {
-				return fmt.Errorf("graphragtest: ingest %s: %s", d.Name, d.Error)
-			}
-			if d.Status == graphrag.StatusDone {
-				finished++
-			}
-		}
-		if finished == len(files) {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("graphragtest: ingest: %d of %d documents done: %w", finished, len(files), ctx.Err())
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
+	return graphrag.WaitDone(ctx, store, pending, 20*time.Millisecond)
 }

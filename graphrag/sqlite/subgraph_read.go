@@ -178,11 +178,14 @@ func (s *Store) notHubs(ctx context.Context, keys []string) ([]string, error) {
 	for lo := 0; lo < len(keys); lo += batchSize {
 		part := keys[lo:min(lo+batchSize, len(keys))]
 		in, args := placeholders(len(part)), stringArgs(part)
-		err := eachPair(ctx, s.reader, `SELECT key, '' FROM (SELECT source AS key FROM relations WHERE source IN (`+in+`)
+		hubs, err := queryStrings(ctx, s.reader, `SELECT key FROM (SELECT source AS key FROM relations WHERE source IN (`+in+`)
 			UNION ALL SELECT target FROM relations WHERE target IN (`+in+`)) GROUP BY key HAVING count(*) > ?`,
-			append(append(args, args...), graphrag.MaxHubRelations), func(key, _ string) { hub[key] = true })
+			append(append(args, args...), graphrag.MaxHubRelations)...)
 		if err != nil {
 			return nil, err
+		}
+		for _, k := range hubs {
+			hub[k] = true
 		}
 	}
 	out := make([]string, 0, len(keys))
