@@ -14,6 +14,9 @@ var (
 	ErrUnavailable = errors.New("store unavailable")
 	// ErrDimension: embeddings of another dimension than the store's index.
 	ErrDimension = errors.New("embedding dimension mismatch")
+	// ErrNoDimension: a store opened with the dimension it recorded (Options.EmbedDim 0) has none yet: nothing
+	// was ever stored in it.
+	ErrNoDimension = errors.New("the store records no embedding dimension yet")
 )
 
 // Store is the contract of the knowledge store: the embedded SQLite store and the Neo4j store implement

@@ -3,6 +3,7 @@ package neo4j
 import (
 	"errors"
 	"maps"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -26,9 +27,32 @@ func TestOpenUnreachable(t *testing.T) {
 }
 
 func TestOpenRefusesBadDimension(t *testing.T) {
-	_, err := Open(t.Context(), "bolt://127.0.0.1:1", "", "", Options{EmbedDim: 0}, testLogger(t))
+	_, err := Open(t.Context(), "bolt://127.0.0.1:1", "", "", Options{EmbedDim: -1}, testLogger(t))
 	if err == nil || !strings.Contains(err.Error(), "dimension") {
-		t.Fatalf("Open with dimension 0: got %v, want an error about the dimension", err)
+		t.Fatalf("Open with dimension -1: got %v, want an error about the dimension", err)
+	}
+}
+
+// TestOpenWithTheRecordedDimension: EmbedDim 0 takes the dimension of the database's vector index (commands
+// that only read need no embedding model to learn it); a database without one is refused, not built.
+func TestOpenWithTheRecordedDimension(t *testing.T) {
+	uri := testURI(t)
+	wipe(t, uri, 8, true)
+	opt := Options{EmbedModel: testModel, Database: os.Getenv("NEO4J_DATABASE")}
+	if _, err := Open(t.Context(), uri, os.Getenv("NEO4J_USERNAME"), os.Getenv("NEO4J_PASSWORD"), opt, testLogger(t)); !errors.Is(err, graphrag.ErrNoDimension) {
+		t.Fatalf("Open of a database without a vector index, no dimension given: %v, want ErrNoDimension", err)
+	}
+	if dim := readSchema(t, uri).vectorDim; dim != 0 {
+		t.Errorf("the refused Open built a vector index of dimension %d", dim)
+	}
+	openOn(t, uri, 8, testModel).Close()
+	s, err := Open(t.Context(), uri, os.Getenv("NEO4J_USERNAME"), os.Getenv("NEO4J_PASSWORD"), opt, testLogger(t))
+	if err != nil {
+		t.Fatalf("Open with the recorded dimension: %v", err)
+	}
+	defer s.Close()
+	if s.opt.EmbedDim != 8 {
+		t.Errorf("opened with dimension %d, want the index's 8", s.opt.EmbedDim)
 	}
 }
 

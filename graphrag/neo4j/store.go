@@ -20,6 +20,9 @@ import (
 // Options configure a Store.
 type Options struct {
 	// EmbedDim is the dimension of the chunk vector index; every embedding put or queried must have it.
+	// 0 opens a database with the dimension of its existing vector index, without asking the model (for
+	// commands that only read and delete); a database without one is left as it is and Open fails with
+	// graphrag.ErrNoDimension.
 	EmbedDim int
 	// EmbedModel names the embedding model the vectors come from; it is recorded in the Meta node.
 	EmbedModel string
@@ -51,7 +54,7 @@ const connectTimeout = 5 * time.Second
 // It fails with graphrag.ErrUnavailable when the server cannot be reached and graphrag.ErrDimension when
 // the database was built with another embedding dimension or model.
 func Open(ctx context.Context, uri, user, password string, opt Options, logger *slog.Logger) (*Store, error) {
-	if opt.EmbedDim <= 0 {
+	if opt.EmbedDim < 0 {
 		return nil, fmt.Errorf("neo4j: open: embedding dimension must be positive, got %d", opt.EmbedDim)
 	}
 	if logger == nil {
@@ -71,6 +74,10 @@ func Open(ctx context.Context, uri, user, password string, opt Options, logger *
 	}
 	s := &Store{driver: driver, uri: uri, opt: opt, logger: logger, probeAfter: time.Second}
 	if err := s.verify(ctx); err != nil {
+		_ = driver.Close(context.WithoutCancel(ctx))
+		return nil, err
+	}
+	if err := s.useRecordedDim(ctx); err != nil {
 		_ = driver.Close(context.WithoutCancel(ctx))
 		return nil, err
 	}

@@ -24,6 +24,9 @@ import (
 // Options fix what the file is built for: every vector stored and queried has EmbedDim values from the
 // model EmbedModel, and a file built for one model and dimension refuses another.
 type Options struct {
+	// EmbedDim 0 opens an existing file with the dimension it recorded, without asking the model (for
+	// commands that only read and delete); a file that does not exist yet is not created then, and Open
+	// fails with graphrag.ErrNoDimension.
 	EmbedDim   int
 	EmbedModel string
 	// Force opens an existing file that is empty, holds another program's tables or fails
@@ -67,7 +70,7 @@ const busyTimeoutMS = 5000
 // It fails with an error wrapping graphrag.ErrDimension when the file was built for another embedding
 // model or dimension.
 func Open(ctx context.Context, path string, opt Options, logger *slog.Logger) (*Store, error) {
-	if opt.EmbedDim <= 0 {
+	if opt.EmbedDim < 0 {
 		return nil, fmt.Errorf("sqlite: open %s: embedding dimension must be positive, got %d", path, opt.EmbedDim)
 	}
 	if path == "" || strings.ContainsRune(path, '?') {
@@ -80,6 +83,11 @@ func Open(ctx context.Context, path string, opt Options, logger *slog.Logger) (*
 	existed, forced, err := inspectFile(path, opt.Force)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+	}
+	if opt.EmbedDim == 0 {
+		if opt.EmbedDim, err = recordedDim(ctx, path, existed); err != nil {
+			return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+		}
 	}
 	writer, err := sql.Open("sqlite", dsn(path, false))
 	if err != nil {
