@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/hopwise/hopwise/graphrag"
 )
@@ -39,15 +40,38 @@ const historyTurns = 6
 // persistTimeout bounds the final write of a turn, which happens even when ctx was cancelled.
 const persistTimeout = 10 * time.Second
 
-// Ask answers question in the conversation conversationID, creating the conversation when the ID is empty
-// (a new ID) or unknown. The turn is stored as running before the run and with its outcome after it:
-// done, cancelled (ctx ended) or failed. The returned error is the run's or the store's.
-func (c *Chat) Ask(ctx context.Context, conversationID, question string, emit func(Event)) (graphrag.Turn, Result, error) {
-	conv, turns, err := c.open(ctx, conversationID, question)
-	if err != nil {
-		return graphrag.Turn{}, Result{}, err
+// Start opens the conversation a question continues, or creates one named after the question when
+// conversationID is empty. An unknown ID is graphrag.ErrNotFound: a question never lands in a conversation
+// the caller did not see. Start only records the conversation; Ask answers in it, at once or later (the
+// page asks in one request and streams the answer in another).
+func (c *Chat) Start(ctx context.Context, conversationID, question string) (graphrag.Conversation, error) {
+	if conversationID != "" {
+		conv, _, err := c.store.Conversation(ctx, conversationID)
+		if err != nil {
+			return graphrag.Conversation{}, fmt.Errorf("agent: open conversation %s: %w", conversationID, err)
+		}
+		return conv, nil
 	}
-	turn := graphrag.Turn{ID: newID("t"), ConversationID: conv.ID, Ordinal: len(turns) + 1, Question: question,
+	now := c.now()
+	conv := graphrag.Conversation{ID: newID("c"), Title: ShortTitle(question, titleRunes), CreatedAt: now, UpdatedAt: now}
+	if err := c.store.PutConversation(ctx, conv); err != nil {
+		return graphrag.Conversation{}, fmt.Errorf("agent: create conversation: %w", err)
+	}
+	return conv, nil
+}
+
+// titleRunes bounds the title a conversation takes from its first question.
+const titleRunes = 80
+
+// Ask answers question in the conversation conversationID, which Start returned. The turn is stored as
+// running before the run and with its outcome after it: done, cancelled (ctx ended) or failed. The
+// returned error is the run's or the store's; a conversation deleted meanwhile is graphrag.ErrNotFound.
+func (c *Chat) Ask(ctx context.Context, conversationID, question string, emit func(Event)) (graphrag.Turn, Result, error) {
+	_, turns, err := c.store.Conversation(ctx, conversationID)
+	if err != nil {
+		return graphrag.Turn{}, Result{}, fmt.Errorf("agent: open conversation %s: %w", conversationID, err)
+	}
+	turn := graphrag.Turn{ID: newID("t"), ConversationID: conversationID, Ordinal: len(turns) + 1, Question: question,
 		Status: TurnRunning, CreatedAt: c.now()}
 	if err := c.store.PutTurn(ctx, turn); err != nil {
 		return turn, Result{}, fmt.Errorf("agent: store turn: %w", err)
@@ -67,25 +91,17 @@ func (c *Chat) Ask(ctx context.Context, conversationID, question string, emit fu
 	return turn, res, runErr
 }
 
-// open returns the conversation and its turns, creating it when needed.
-func (c *Chat) open(ctx context.Context, id, question string) (graphrag.Conversation, []graphrag.Turn, error) {
-	if id != "" {
-		conv, turns, err := c.store.Conversation(ctx, id)
-		if err == nil {
-			return conv, turns, nil
-		}
-		if !errors.Is(err, graphrag.ErrNotFound) {
-			return graphrag.Conversation{}, nil, fmt.Errorf("agent: open conversation %s: %w", id, err)
-		}
-	} else {
-		id = newID("c")
+// ShortTitle is s on one line, cut to at most n runes at a word boundary.
+func ShortTitle(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if utf8.RuneCountInString(s) <= n {
+		return s
 	}
-	now := c.now()
-	conv := graphrag.Conversation{ID: id, Title: clip(question, 80), CreatedAt: now, UpdatedAt: now}
-	if err := c.store.PutConversation(ctx, conv); err != nil {
-		return graphrag.Conversation{}, nil, fmt.Errorf("agent: create conversation: %w", err)
+	r := []rune(s)[:n]
+	if i := strings.LastIndex(string(r), " "); i > n/2 {
+		return string(r)[:i] + "…"
 	}
-	return conv, nil, nil
+	return string(r) + "…"
 }
 
 // persist stores the finished turn, even when ctx was cancelled.

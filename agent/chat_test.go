@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hopwise/hopwise/agent"
+	"github.com/hopwise/hopwise/graphrag"
 	"github.com/hopwise/hopwise/llm/llmtest"
 )
 
@@ -41,14 +42,22 @@ func TestChatKeepsConversationsWithTheirTraces(t *testing.T) {
 	chat := agent.NewChat(m.agent(agent.Config{}, nil, nil), store)
 	ctx := context.Background()
 
-	first, res1, err := chat.Ask(ctx, "", "Who founded Nexa AI?", nil)
+	conv, err := chat.Start(ctx, "", "Who founded Nexa AI?")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if first.ConversationID == "" || first.Ordinal != 1 || first.Status != agent.TurnDone || !strings.Contains(first.Answer, "Lena Vogt") {
+	first, res1, err := chat.Ask(ctx, conv.ID, "Who founded Nexa AI?", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.ConversationID != conv.ID || first.Ordinal != 1 || first.Status != agent.TurnDone || !strings.Contains(first.Answer, "Lena Vogt") {
 		t.Fatalf("first turn = %+v", first)
 	}
-	second, res2, err := chat.Ask(ctx, first.ConversationID, "When did they open the Delhi office?", nil)
+	again, err := chat.Start(ctx, conv.ID, "When did they open the Delhi office?")
+	if err != nil || again.ID != conv.ID {
+		t.Fatalf("Start with the conversation's ID = %+v, %v; want the same conversation", again, err)
+	}
+	second, res2, err := chat.Ask(ctx, conv.ID, "When did they open the Delhi office?", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,12 +75,12 @@ func TestChatKeepsConversationsWithTheirTraces(t *testing.T) {
 		t.Errorf("answer %q path %v", res2.Answer, path(res2.Trace))
 	}
 
-	conv, turns, err := store.Conversation(ctx, first.ConversationID)
+	stored, turns, err := store.Conversation(ctx, first.ConversationID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if conv.Title != "Who founded Nexa AI?" || len(turns) != 2 || turns[1].ID != second.ID || turns[1].Status != agent.TurnDone {
-		t.Fatalf("stored %+v with turns %+v", conv, turns)
+	if stored.Title != "Who founded Nexa AI?" || len(turns) != 2 || turns[1].ID != second.ID || turns[1].Status != agent.TurnDone {
+		t.Fatalf("stored %+v with turns %+v", stored, turns)
 	}
 	for i, res := range []agent.Result{res1, res2} {
 		trace, err := agent.DecodeTrace(turns[i].Trace)
@@ -105,7 +114,11 @@ func TestChatRecordsCancelledTurns(t *testing.T) {
 		}
 		cancel()
 	}()
-	turn, _, err := chat.Ask(ctx, "", "Who founded Nexa AI?", nil)
+	conv, err := chat.Start(ctx, "", "Who founded Nexa AI?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	turn, _, err := chat.Ask(ctx, conv.ID, "Who founded Nexa AI?", nil)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
@@ -120,6 +133,39 @@ func TestChatRecordsCancelledTurns(t *testing.T) {
 	trace, err := agent.DecodeTrace(turns[0].Trace)
 	if err != nil || len(trace) == 0 || trace[len(trace)-1].Type != agent.EventError {
 		t.Errorf("trace %v err %v: want the steps so far, ending with the error", path(trace), err)
+	}
+}
+
+func TestChatStartCreatesOnlyNewConversations(t *testing.T) {
+	m := newModel(t)
+	store := demoStore(t)
+	chat := agent.NewChat(m.agent(agent.Config{}, nil, nil), store)
+	ctx := context.Background()
+
+	long := "Wie viele Urlaubstage bekommen Mitarbeitende in München, und ändert sich das nach fünf Jahren Betriebszugehörigkeit im Unternehmen?"
+	conv, err := chat.Start(ctx, "", long)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "Wie viele Urlaubstage bekommen Mitarbeitende in München, und ändert sich das…"
+	if conv.ID == "" || conv.Title != want {
+		t.Errorf("new conversation %+v, want an ID and the title %q (cut at a word, counted in runes)", conv, want)
+	}
+	if _, _, err := store.Conversation(ctx, conv.ID); err != nil {
+		t.Errorf("the conversation Start returned is not stored: %v", err)
+	}
+
+	if _, err := chat.Start(ctx, "c-unknown", "Who founded Nexa AI?"); !errors.Is(err, graphrag.ErrNotFound) {
+		t.Errorf("Start with an unknown ID: err = %v, want graphrag.ErrNotFound", err)
+	}
+	if _, _, err := store.Conversation(ctx, "c-unknown"); !errors.Is(err, graphrag.ErrNotFound) {
+		t.Errorf("Start created the unknown conversation: err = %v", err)
+	}
+	if _, _, err := chat.Ask(ctx, "c-unknown", "Who founded Nexa AI?", nil); !errors.Is(err, graphrag.ErrNotFound) {
+		t.Errorf("Ask in an unknown conversation: err = %v, want graphrag.ErrNotFound", err)
+	}
+	if m.count(taskGenerate)+m.count(taskDecide) != 0 {
+		t.Error("Ask in an unknown conversation called the model")
 	}
 }
 

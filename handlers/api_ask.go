@@ -39,47 +39,33 @@ func (s *server) apiAsk(c echo.Context) error {
 		return errTooBusy
 	}
 	defer release()
-	convID, err := s.conversationFor(ctx, req.ConversationID, q)
+	conv, err := s.Chat.Start(ctx, req.ConversationID, q)
 	if err != nil {
 		return err
 	}
 	if !strings.Contains(c.Request().Header.Get(echo.HeaderAccept), "text/event-stream") {
-		turn, res, err := s.Chat.Ask(ctx, convID, q, func(agent.Event) {})
+		turn, res, err := s.Chat.Ask(ctx, conv.ID, q, func(agent.Event) {})
 		release() // before the answer is sent: a client that asks again at once finds the place free
 		if err != nil && turn.ID == "" {
 			return err
 		}
-		return c.JSON(http.StatusOK, askResponse{ConversationID: convID, TurnID: turn.ID, Status: turn.Status, Result: publicResult(res)})
+		return c.JSON(http.StatusOK, askResponse{ConversationID: conv.ID, TurnID: turn.ID, Status: turn.Status, Result: publicResult(res)})
 	}
 	sse := startSSE(c)
-	events := make(chan agent.Event, 64)
-	done := make(chan askResponse, 1)
-	go func() {
-		turn, res, _ := s.Chat.Ask(ctx, convID, q, func(ev agent.Event) {
-			select {
-			case events <- ev:
-			case <-ctx.Done():
-			}
-		})
-		done <- askResponse{ConversationID: convID, TurnID: turn.ID, Status: turn.Status, Result: publicResult(res)}
-	}()
-	for {
-		select {
-		case ev := <-events:
-			b, _ := json.Marshal(publicEvent(ev))
-			_ = sse.send(string(ev.Type), string(b))
-		case r := <-done:
-			release()
-			for len(events) > 0 {
-				ev := <-events
-				b, _ := json.Marshal(publicEvent(ev))
-				_ = sse.send(string(ev.Type), string(b))
-			}
-			b, _ := json.Marshal(r)
-			_ = sse.send("done", string(b))
-			return nil
+	send := func(event string, v any) error {
+		b, err := json.Marshal(v)
+		if err != nil {
+			return err
 		}
+		return sse.send(event, string(b))
 	}
+	sink := eventSink{event: func(ev agent.Event) error { return send(string(ev.Type), publicEvent(ev)) }}
+	o, gone := s.pumpAnswer(ctx, sse, conv.ID, q, sink)
+	release()
+	if !gone {
+		_ = send("done", askResponse{ConversationID: conv.ID, TurnID: o.turn.ID, Status: o.turn.Status, Result: publicResult(o.result)})
+	}
+	return nil
 }
 
 // publicEvent is an event as the JSON API shows it: a problem in plain words, as on the page, never the

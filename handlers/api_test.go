@@ -1,6 +1,7 @@
 package handlers_test
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -68,6 +69,23 @@ func TestJSONAPIForScripts(t *testing.T) {
 	}
 	if tokens == 0 || events[len(events)-1].name != "done" {
 		t.Errorf("stream: %d tokens, last %q", tokens, events[len(events)-1].name)
+	}
+	var done struct {
+		ConversationID string `json:"conversation_id"`
+		Status         string
+	}
+	if err := json.Unmarshal([]byte(events[len(events)-1].data), &done); err != nil || done.ConversationID != ans.ConversationID || done.Status != "done" {
+		t.Errorf("stream's done: %+v %v; want the follow-up done in conversation %s", done, err, ans.ConversationID)
+	}
+
+	// A conversation ID the server does not know is refused before any work, and no conversation is made.
+	resp, err = http.Post(b.srv.URL+"/api/ask", "application/json", strings.NewReader(`{"question":"And from Paris?","conversation_id":"c-unknown"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if convs, _ := b.app.Store.Conversations(context.Background()); resp.StatusCode != http.StatusNotFound || len(convs) != 1 {
+		t.Errorf("ask in an unknown conversation: %d, %d conversations; want 404 and still one", resp.StatusCode, len(convs))
 	}
 
 	req, _ = http.NewRequest(http.MethodDelete, b.srv.URL+"/api/documents/"+list.Documents[0].ID, nil)

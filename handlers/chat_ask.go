@@ -1,15 +1,12 @@
 package handlers
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/hopwise/hopwise/agent"
-	"github.com/hopwise/hopwise/graphrag"
 	"github.com/hopwise/hopwise/web"
 	"github.com/labstack/echo/v4"
 )
@@ -22,10 +19,11 @@ func (s *server) chatAsk(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	convID, err := s.conversationFor(ctx, c.FormValue("conversation_id"), q)
+	conv, err := s.Chat.Start(ctx, c.FormValue("conversation_id"), q)
 	if err != nil {
 		return err
 	}
+	convID := conv.ID
 	if !isHTMX(c) {
 		release, ok := s.runs.acquire()
 		if !ok {
@@ -66,33 +64,4 @@ func (s *server) question(raw string) (string, error) {
 			fmt.Sprintf("Questions can be at most %d characters long. Please shorten it.", s.Limits.MaxQuestionChars))
 	}
 	return q, nil
-}
-
-// conversationFor returns the conversation a question continues, or starts one named after the question.
-func (s *server) conversationFor(ctx context.Context, id, question string) (string, error) {
-	if id != "" {
-		if _, _, err := s.Store.Conversation(ctx, id); err != nil {
-			return "", err
-		}
-		return id, nil
-	}
-	now := time.Now().UTC()
-	conv := graphrag.Conversation{ID: "c" + newID(), Title: shorten(question, 80), CreatedAt: now, UpdatedAt: now}
-	if err := s.Store.PutConversation(ctx, conv); err != nil {
-		return "", err
-	}
-	return conv.ID, nil
-}
-
-// shorten cuts s to at most n runes at a word boundary.
-func shorten(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)[:n]
-	if i := strings.LastIndex(string(r), " "); i > n/2 {
-		return string(r)[:i] + "…"
-	}
-	return string(r) + "…"
 }

@@ -10,7 +10,6 @@ import (
 
 	"github.com/a-h/templ"
 	"github.com/hopwise/hopwise/agent"
-	"github.com/hopwise/hopwise/graphrag"
 	"github.com/hopwise/hopwise/web"
 	"github.com/labstack/echo/v4"
 )
@@ -37,65 +36,16 @@ func (s *server) chatStream(c echo.Context) error {
 	}
 }
 
-type runOutcome struct {
-	turn   graphrag.Turn
-	result agent.Result
-	err    error
-}
-
+// streamRun answers a claimed run over its stream and ends with the turn as stored.
 func (s *server) streamRun(ctx context.Context, sse *sseStream, r run) error {
-	events := make(chan agent.Event, 64)
-	out := make(chan runOutcome, 1)
-	go func() {
-		turn, res, err := s.Chat.Ask(ctx, r.conversationID, r.question, func(ev agent.Event) {
-			select {
-			case events <- ev:
-			case <-ctx.Done():
-			}
-		})
-		out <- runOutcome{turn, res, err}
-	}()
 	st := &streamState{sse: sse, prefix: citePrefix(r.id)}
-	tick := time.NewTicker(answerEvery)
-	defer tick.Stop()
-	ping := time.NewTicker(keepAlive)
-	defer ping.Stop()
-	for {
-		var err error
-		select {
-		case ev := <-events:
-			err = st.event(ctx, ev)
-		case <-tick.C:
-			err = st.flushAnswer()
-		case <-ping.C:
-			err = sse.ping()
-		case o := <-out:
-			for drained := false; !drained; {
-				select {
-				case ev := <-events:
-					_ = st.event(ctx, ev)
-				default:
-					drained = true
-				}
-			}
-			s.runs.finish(r.id, o.turn.ID)
-			return s.sendDone(ctx, sse, web.Turn(s.finalTurn(r, st.answer.String(), o)))
-		}
-		if err != nil {
-			// The client is gone: stop the run and wait for it, so nothing outlives the request.
-			s.stopRun(ctx, r, out)
-			return nil
-		}
-	}
-}
-
-func (s *server) stopRun(ctx context.Context, r run, out <-chan runOutcome) {
-	s.runs.stop(r.id)
-	o := <-out
+	sink := eventSink{event: func(ev agent.Event) error { return st.event(ctx, ev) }, flush: st.flushAnswer, flushEvery: answerEvery}
+	o, gone := s.pumpAnswer(ctx, sse, r.conversationID, r.question, sink)
 	s.runs.finish(r.id, o.turn.ID)
-	if o.err != nil && ctx.Err() == nil {
-		s.Logger.Warn("chat: run ended after its client left", "run", r.id, "err", o.err)
+	if gone {
+		return nil
 	}
+	return s.sendDone(ctx, sse, web.Turn(s.finalTurn(r, st.answer.String(), o)))
 }
 
 // finalTurn is the turn as stored by the agent or, when it could not be stored, what the page saw of it.

@@ -124,43 +124,79 @@ func TestAskStreamsTheAnswerItsTraceAndStoresTheTurn(t *testing.T) {
 	}
 }
 
-// Row 10 of RELIABILITY.md: a browser that goes away mid-answer cancels the run; nothing keeps running.
+// Row 10 of RELIABILITY.md: a client that goes away mid-answer cancels the run; nothing keeps running. The
+// page's stream and the JSON API's stream share one event pump; both are checked.
 func TestClosedStreamCancelsTheRun(t *testing.T) {
-	b := newBrowser(t, webtest.Options{TokenDelay: 50 * time.Millisecond, Demo: true})
-	baseline := runtime.NumGoroutine()
-	stream, convID := b.ask(webtest.DelhiQuestion, "")
-	ctx, cancel := context.WithCancel(context.Background())
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, b.srv.URL+stream, nil)
-	resp, err := b.client.Do(req)
+	tests := []struct {
+		name  string
+		first string // the event after which the client leaves
+		open  func(t *testing.T, b *browser, ctx context.Context) (*http.Response, func() string)
+	}{
+		{name: "page", first: "answer", open: func(t *testing.T, b *browser, ctx context.Context) (*http.Response, func() string) {
+			stream, convID := b.ask(webtest.DelhiQuestion, "")
+			req, _ := http.NewRequestWithContext(ctx, http.MethodGet, b.srv.URL+stream, nil)
+			return do(t, b.client, req), func() string { return convID }
+		}},
+		{name: "json api", first: "token", open: func(t *testing.T, b *browser, ctx context.Context) (*http.Response, func() string) {
+			req, _ := http.NewRequestWithContext(ctx, http.MethodPost, b.srv.URL+"/api/ask",
+				strings.NewReader(`{"question":"`+webtest.DelhiQuestion+`"}`))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "text/event-stream")
+			return do(t, http.DefaultClient, req), func() string { // a script's client: no cookie, no CSRF token
+				convs, err := b.app.Store.Conversations(context.Background())
+				if err != nil || len(convs) != 1 {
+					t.Fatalf("conversations: %+v %v", convs, err)
+				}
+				return convs[0].ID
+			}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := newBrowser(t, webtest.Options{TokenDelay: 50 * time.Millisecond, Demo: true})
+			baseline := runtime.NumGoroutine()
+			ctx, cancel := context.WithCancel(context.Background())
+			resp, convID := tt.open(t, b, ctx)
+			readSSE(t, resp.Body, tt.first) // the answer has started streaming
+			cancel()
+			resp.Body.Close()
+
+			deadline := time.Now().Add(10 * time.Second)
+			for {
+				_, turns, err := b.app.Store.Conversation(context.Background(), convID())
+				if err == nil && len(turns) == 1 && turns[0].Status == "cancelled" {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("turn not cancelled: %+v %v", turns, err)
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			calls := b.app.Model.ChatCalls()
+			for time.Now().Before(deadline) && runtime.NumGoroutine() > baseline+2 {
+				time.Sleep(20 * time.Millisecond)
+			}
+			if n := runtime.NumGoroutine(); n > baseline+2 {
+				t.Errorf("goroutines: %d, baseline %d", n, baseline)
+			}
+			time.Sleep(200 * time.Millisecond)
+			if b.app.Model.ChatCalls() != calls {
+				t.Error("the model was still called after the client left")
+			}
+		})
+	}
+}
+
+func do(t *testing.T, client *http.Client, req *http.Request) *http.Response {
+	t.Helper()
+	resp, err := client.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	readSSE(t, resp.Body, "answer") // the answer has started streaming
-	cancel()
-	resp.Body.Close()
-
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		_, turns, err := b.app.Store.Conversation(context.Background(), convID)
-		if err == nil && len(turns) == 1 && turns[0].Status == "cancelled" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("turn not cancelled: %+v %v", turns, err)
-		}
-		time.Sleep(20 * time.Millisecond)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("%s %s: %d", req.Method, req.URL.Path, resp.StatusCode)
 	}
-	calls := b.app.Model.ChatCalls()
-	for time.Now().Before(deadline) && runtime.NumGoroutine() > baseline+2 {
-		time.Sleep(20 * time.Millisecond)
-	}
-	if n := runtime.NumGoroutine(); n > baseline+2 {
-		t.Errorf("goroutines: %d, baseline %d", n, baseline)
-	}
-	time.Sleep(200 * time.Millisecond)
-	if b.app.Model.ChatCalls() != calls {
-		t.Error("the model was still called after the browser left")
-	}
+	return resp
 }
 
 func TestStopButtonEndsTheAnswerAsFarAsItGot(t *testing.T) {

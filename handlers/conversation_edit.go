@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/hopwise/hopwise/agent"
 	"github.com/hopwise/hopwise/web"
 	"github.com/labstack/echo/v4"
 )
@@ -14,7 +15,7 @@ func (s *server) conversationRename(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	title := shorten(strings.TrimSpace(c.FormValue("title")), 120)
+	title := agent.ShortTitle(strings.TrimSpace(c.FormValue("title")), 120)
 	if title == "" {
 		return echo.NewHTTPError(http.StatusBadRequest, "Give the conversation a name.")
 	}
