@@ -28,18 +28,42 @@ type app struct {
 	ingester  *graphrag.Ingester
 }
 
+// openApp wires everything for a command that embeds: with no EMBED_DIM configured it asks the embedding
+// model for its dimension.
 func openApp(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*app, error) {
-	client := llm.New(llm.Config{
+	client := newClient(cfg, logger)
+	dim, err := embedDim(ctx, cfg, client)
+	if err != nil {
+		return nil, err
+	}
+	return wire(ctx, cfg, logger, client, dim)
+}
+
+// openStored wires everything for a command that does not embed (docs, show, delete, status): the store opens
+// with EMBED_DIM or the dimension it recorded, and the model is not contacted. A store that holds nothing
+// yet is not created: the app then has no store and the error wraps graphrag.ErrNoDimension.
+func openStored(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*app, error) {
+	client := newClient(cfg, logger)
+	a, err := wire(ctx, cfg, logger, client, cfg.EmbedDim)
+	if errors.Is(err, graphrag.ErrNoDimension) {
+		return &app{cfg: cfg, logger: logger, llm: client}, err
+	}
+	return a, err
+}
+
+func newClient(cfg *config.Config, logger *slog.Logger) *llm.Client {
+	return llm.New(llm.Config{
 		BaseURL: cfg.LLMBaseURL, APIKey: cfg.LLMAPIKey, Model: cfg.LLMModel,
 		EmbedBaseURL: cfg.EmbedBaseURL, EmbedAPIKey: cfg.EmbedAPIKey, EmbedModel: cfg.EmbedModel,
 		StructuredMode: cfg.StructuredMode, Timeout: cfg.LLMTimeout, StreamIdleTimeout: cfg.StreamIdleTimeout,
 		MaxConcurrency: cfg.LLMConcurrency, MaxRetries: cfg.LLMRetries, MaxOutputTokens: cfg.LLMMaxOutput,
 		FrequencyPenalty: float32(cfg.LLMFreqPenalty), CompactSchema: cfg.LLMCompactSchema,
 	}, logger)
-	dim, err := embedDim(ctx, cfg, client)
-	if err != nil {
-		return nil, err
-	}
+}
+
+// wire opens the store for embeddings of dimension dim (0: the dimension the store recorded) and builds the
+// parts that read and fill it.
+func wire(ctx context.Context, cfg *config.Config, logger *slog.Logger, client *llm.Client, dim int) (*app, error) {
 	store, err := openStore(ctx, cfg, dim, logger)
 	if err != nil {
 		return nil, err
@@ -90,7 +114,12 @@ func openStore(ctx context.Context, cfg *config.Config, dim int, logger *slog.Lo
 }
 
 // Close releases what openApp opened.
-func (a *app) Close() error { return a.store.Close() }
+func (a *app) Close() error {
+	if a.store == nil {
+		return nil
+	}
+	return a.store.Close()
+}
 
 func (a *app) status(ctx context.Context) handlers.Status {
 	st := handlers.Status{Settings: map[string]string{}}
@@ -114,7 +143,11 @@ func (a *app) status(ctx context.Context) handlers.Status {
 	if where == "" {
 		where = filepath.Join(a.cfg.DataDir, "hopwise.db")
 	}
-	check("store", a.store.Kind()+" at "+where, a.store.Ping(ctx))
+	if a.store == nil {
+		check("store", a.cfg.Store()+" at "+where+" (empty: nothing ingested yet)", nil)
+	} else {
+		check("store", a.store.Kind()+" at "+where, a.store.Ping(ctx))
+	}
 	if lite, ok := a.store.(*sqlite.Store); ok {
 		for _, c := range lite.Checks(ctx) {
 			st.Checks = append(st.Checks, handlers.Check{Name: c.Name, Configured: where, OK: c.OK, Detail: c.Detail})

@@ -3,11 +3,13 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"strings"
+
+	"github.com/spf13/cobra"
 
 	"github.com/hopwise/hopwise/agent"
 	"github.com/hopwise/hopwise/config"
@@ -15,46 +17,51 @@ import (
 	"github.com/hopwise/hopwise/websearch"
 )
 
-func askCommand() command {
+func (c *cli) askCommand() *cobra.Command {
 	var trace, asJSON bool
-	return command{
-		name:    "ask",
-		summary: "answer a question from your documents, with sources",
-		args:    "QUESTION",
-		flags: func(fs *flag.FlagSet) {
-			fs.BoolVar(&trace, "trace", false, "print the agent's steps (to stderr) while it works")
-			fs.BoolVar(&asJSON, "json", false, "print every event as one JSON line instead of text")
-		},
-		exec: func(ctx context.Context, e *env, cfg *config.Config, logger *slog.Logger, args []string) error {
-			question := strings.TrimSpace(strings.Join(args, " "))
-			if question == "" {
-				return errUsage
-			}
-			a, err := openApp(ctx, cfg, logger)
-			if err != nil {
-				return err
-			}
-			defer a.Close()
-			ag, err := newAgent(a)
-			if err != nil {
-				return err
-			}
-			p := &askPrinter{out: e.stdout, steps: e.stderr, trace: trace}
-			emit := p.event
-			if asJSON {
-				enc := json.NewEncoder(e.stdout)
-				emit = func(ev agent.Event) { _ = enc.Encode(ev) }
-			}
-			res, err := ag.Run(ctx, agent.Input{Question: question}, emit)
-			if err != nil {
-				return err
-			}
-			if !asJSON {
-				p.sources(res)
-			}
-			return nil
-		},
+	cmd := &cobra.Command{
+		Use:   "ask QUESTION",
+		Short: "answer a question from your documents, with sources",
+		Long: `Answer a question from the ingested documents with the agent: the answer streams to stdout, then
+its sources. The words of the question need no quotes; flags may come anywhere on the line.`,
+		Example: `  hopwise ask "How much compensation is due for a delayed flight from Delhi to Munich?"
+  hopwise ask Which S-Bahn lines reach the airport? --trace
+  hopwise ask --json "Who founded Nexa AI?" | jq -c 'select(.type == "answer")'`,
+		Args: cobra.MinimumNArgs(1),
 	}
+	cmd.Flags().BoolVar(&trace, "trace", false, "print the agent's steps (to stderr) while it works")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print every event as one JSON line instead of text")
+	cfg := c.settings(cmd, storeFlags, modelFlags, agentFlags)
+	cmd.RunE = c.action(cfg, func(ctx context.Context, cfg *config.Config, logger *slog.Logger, args []string) error {
+		question := strings.TrimSpace(strings.Join(args, " "))
+		if question == "" {
+			return usageError(errors.New("the question is empty"))
+		}
+		a, err := openApp(ctx, cfg, logger)
+		if err != nil {
+			return err
+		}
+		defer a.Close()
+		ag, err := newAgent(a)
+		if err != nil {
+			return err
+		}
+		p := &askPrinter{out: c.e.stdout, steps: c.e.stderr, trace: trace}
+		emit := p.event
+		if asJSON {
+			enc := json.NewEncoder(c.e.stdout)
+			emit = func(ev agent.Event) { _ = enc.Encode(ev) }
+		}
+		res, err := ag.Run(ctx, agent.Input{Question: question}, emit)
+		if err != nil {
+			return err
+		}
+		if !asJSON {
+			p.sources(res)
+		}
+		return nil
+	})
+	return cmd
 }
 
 // newAgent builds the agent from the app's model, retriever and configuration: web search and reranking

@@ -7,67 +7,119 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/hopwise/hopwise/config"
 )
 
-// env is what a command reads from and writes to.
+// env is what a command reads from and writes to: results on stdout, diagnostics and progress on stderr.
 type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
 }
 
-// command is one subcommand: its flags are parsed into cfg plus whatever extra flags it declares.
-type command struct {
-	name, summary, args string
-	flags               func(fs *flag.FlagSet) // extra flags beyond the configuration
-	exec                func(ctx context.Context, e *env, cfg *config.Config, logger *slog.Logger, args []string) error
+// cli builds the command tree for one command line.
+type cli struct {
+	e *env
+	// lookup reads a setting: the environment, then the local models' env file (settingsLookup).
+	lookup func(string) (string, bool)
+	// ran is set once a command's own code starts: an error before that is in the command line (exit 2).
+	ran bool
 }
 
-func commands() []command {
-	return []command{serveCommand(), askCommand(), ingestCommand(), docsCommand(), deleteCommand(), searchCommand(), statusCommand(), evalCommand(), healthCommand()}
-}
-
-// errUsage marks an error in how a command was called: exit status 2.
+// errUsage marks an error in how a command was called or configured: exit status 2.
 var errUsage = errors.New("usage")
 
-func (c command) run(ctx context.Context, e *env, args []string) int {
-	fs := flag.NewFlagSet("hopwise "+c.name, flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	cfg := config.Bind(fs, os.LookupEnv)
-	if c.flags != nil {
-		c.flags(fs)
-	}
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: hopwise %s [flags] %s\n\n%s\n\nFlags:\n", c.name, c.args, c.summary)
-		fs.PrintDefaults()
-	}
-	for _, a := range args {
-		if isHelp(a) {
-			fs.SetOutput(e.stdout)
-			fs.Usage()
-			return 0
+// usageError wraps err as a usage error.
+func usageError(err error) error { return fmt.Errorf("%w: %w", errUsage, err) }
+
+// Groups of settings offered as flags. A command binds the groups it uses; every other setting still takes
+// its value from the environment. Secrets (API keys, passwords, the CSRF secret) are no flags at all: a flag
+// is visible to every user in `ps`.
+var (
+	logFlags   = []string{"log-level", "log-json"}
+	storeFlags = []string{"data-dir", "neo4j-uri", "neo4j-user", "neo4j-database", "store-force"}
+	modelFlags = []string{"llm-base-url", "llm-model", "embed-base-url", "embed-model", "embed-dim", "llm-structured-mode",
+		"llm-timeout", "llm-stream-idle-timeout", "llm-concurrency", "llm-retries", "llm-max-output-tokens",
+		"llm-frequency-penalty", "llm-compact-schema"}
+	agentFlags = []string{"web-search", "web-search-url", "rerank-url", "rerank-model", "max-loops", "max-revisions",
+		"max-llm-calls", "max-tokens", "max-run-time", "hyde", "skip", "profile"}
+	ingestFlags = []string{"ingest-workers", "max-upload-bytes"}
+	serverFlags = []string{"addr", "public-host", "max-conns", "max-request-bytes", "max-question-chars",
+		"ask-per-minute", "upload-per-minute"}
+)
+
+// settings binds the configuration for cmd: the flags of the named groups (and the log flags) on cmd, every
+// setting's default from lookup. The returned Config is filled when cmd's flags are parsed.
+func (c *cli) settings(cmd *cobra.Command, groups ...[]string) *config.Config {
+	fs := flag.NewFlagSet(cmd.Name(), flag.ContinueOnError)
+	cfg := config.Bind(fs, c.lookupFor(cmd.Name()))
+	for _, g := range append([][]string{logFlags}, groups...) {
+		for _, name := range g {
+			f := fs.Lookup(name)
+			if f == nil {
+				panic("hopwise: no setting named " + name)
+			}
+			cmd.Flags().AddFlag(pflag.PFlagFromGoFlag(f))
 		}
 	}
-	if err := fs.Parse(args); err != nil {
-		return 2
-	}
-	if err := cfg.Validate(); err != nil {
-		fmt.Fprintln(e.stderr, "hopwise:", err)
-		return 2
-	}
-	logger := newLogger(e.stderr, cfg)
-	if err := c.exec(ctx, e, cfg, logger, fs.Args()); err != nil {
-		if errors.Is(err, errUsage) {
-			fs.Usage()
-			return 2
+	return cfg
+}
+
+// lookupFor is lookup with the log level at warn when nothing sets it, for every command but serve: a
+// command's output is its result, not the store's log lines.
+func (c *cli) lookupFor(command string) func(string) (string, bool) {
+	return func(name string) (string, bool) {
+		v, ok := c.lookup(name)
+		if !ok && name == "HOPWISE_LOG_LEVEL" && command != "serve" {
+			return "warn", true
 		}
-		fmt.Fprintf(e.stderr, "hopwise %s: %v\n", c.name, err)
-		return 1
+		return v, ok
 	}
-	return 0
+}
+
+// action is a command's RunE: it validates cfg, builds the logger and calls fn.
+func (c *cli) action(cfg *config.Config, fn func(ctx context.Context, cfg *config.Config, logger *slog.Logger, args []string) error) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		if err := cfg.Validate(); err != nil {
+			return usageError(err)
+		}
+		c.ran = true
+		return fn(cmd.Context(), cfg, newLogger(c.e.stderr, cfg), args)
+	}
+}
+
+// root is the command tree. To add a command: write a func (c *cli) xCommand() *cobra.Command that binds
+// its settings with c.settings and runs through c.action, and list it here.
+func (c *cli) root() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "hopwise",
+		Short: "Hopwise answers questions from your own documents, with sources",
+		Long: `Hopwise answers questions from your own documents, with sources.
+
+With no command, hopwise serves the web app. Every setting is an environment variable; the settings a
+command uses are also flags (see 'hopwise <command> --help'), which win over the environment. API keys and
+passwords are read from the environment only (LLM_API_KEY, EMBED_API_KEY, NEO4J_PASSWORD, ...). When
+<data-dir>/models/env exists (written by 'make models'), its settings apply below the environment's.`,
+		Example: `  hopwise ingest --samples          # try it with the sample documents
+  hopwise ask "How much compensation is due for a flight from Delhi to Munich?"
+  hopwise docs
+  hopwise serve --addr 127.0.0.1:9090`,
+		Version:       buildVersion(),
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetIn(c.e.stdin)
+	root.SetOut(c.e.stdout)
+	root.SetErr(c.e.stderr)
+	root.SetVersionTemplate("hopwise {{.Version}}\n")
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError(err) })
+	root.AddCommand(c.serveCommand(), c.askCommand(), c.ingestCommand(), c.docsCommand(), c.showCommand(),
+		c.deleteCommand(), c.searchCommand(), c.statusCommand(), c.evalCommand(), c.healthCommand(), c.versionCommand())
+	return root
 }
 
 func newLogger(w io.Writer, cfg *config.Config) *slog.Logger {

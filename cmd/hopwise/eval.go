@@ -4,13 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"strings"
 	"time"
+
+	"github.com/spf13/cobra"
 
 	"github.com/hopwise/hopwise/agent"
 	"github.com/hopwise/hopwise/config"
@@ -25,33 +26,39 @@ type evalFlags struct {
 	workers                                    int
 }
 
-func evalCommand() command {
+func (c *cli) evalCommand() *cobra.Command {
 	var f evalFlags
-	return command{
-		name: "eval",
-		summary: "answer a question set with each pipeline (naive, advanced, ablations) and print markdown tables of " +
-			"correctness, gold-document recall, graph facts, model calls, rounds, tokens and time; or, with --retrieval, " +
-			"measure retrieval alone (hybrid search with and without the graph) on the multi-hop questions, without the chat model",
-		flags: func(fs *flag.FlagSet) {
-			fs.StringVar(&f.set, "set", "", "question set, one JSON object a line (required)")
-			fs.StringVar(&f.pipelines, "pipelines", "naive,advanced", "comma-separated pipelines: "+strings.Join(eval.PipelineNames(), ", ")+", or all")
-			fs.StringVar(&f.jsonPath, "json", "", "also write every per-question result to this JSON file")
-			fs.StringVar(&f.ingestDir, "ingest", "", "ingest the documents of this folder first (documents already ingested are skipped)")
-			fs.BoolVar(&f.retrieval, "retrieval", false, "retrieval benchmark: recall@1,3,5,10 of the gold documents, hybrid vs hybrid + graph")
-			fs.StringVar(&f.bench, "bench", "", "retrieval benchmark over a folder in the layout of shared/bench (corpus.jsonl, questions.jsonl, "+
-				"openie.jsonl): ingests it into a store of its own under the data directory, replaying the recorded extraction, and prints recall@2 and @5 by hop type")
-			fs.IntVar(&f.workers, "workers", 1, "questions answered at once (1 keeps timings free of contention)")
-		},
-		exec: func(ctx context.Context, e *env, cfg *config.Config, logger *slog.Logger, args []string) error {
-			if len(args) > 0 || (f.set == "") == (f.bench == "") {
-				return errUsage
-			}
-			if f.bench != "" {
-				return runBench(ctx, e, cfg, logger, f.bench, f.jsonPath)
-			}
-			return runEval(ctx, e, cfg, logger, f)
-		},
+	cmd := &cobra.Command{
+		Use:   "eval --set FILE | --bench DIR",
+		Short: "measure answers or retrieval on a question set, or retrieval on a multi-hop benchmark folder",
+		Long: `Answer a question set with each pipeline (naive, advanced, ablations) and print markdown tables of
+correctness, gold-document recall, graph facts, model calls, rounds, tokens and time; or, with --retrieval,
+measure retrieval alone (hybrid search with and without the graph) on the multi-hop questions, without the
+chat model; or, with --bench, measure retrieval on a benchmark folder (docs/benchmarks.md).`,
+		Example: `  hopwise eval --set questions.jsonl --ingest corpus/ --pipelines all
+  hopwise eval --set questions.jsonl --retrieval
+  hopwise eval --bench ../shared/bench/musique`,
+		Args: cobra.NoArgs,
 	}
+	fs := cmd.Flags()
+	fs.StringVar(&f.set, "set", "", "question set, one JSON object a line")
+	fs.StringVar(&f.pipelines, "pipelines", "naive,advanced", "comma-separated pipelines: "+strings.Join(eval.PipelineNames(), ", ")+", or all")
+	fs.StringVar(&f.jsonPath, "json", "", "also write every per-question result to this JSON file")
+	fs.StringVar(&f.ingestDir, "ingest", "", "ingest the documents of this folder first (documents already ingested are skipped)")
+	fs.BoolVar(&f.retrieval, "retrieval", false, "retrieval benchmark: recall@1,3,5,10 of the gold documents, hybrid vs hybrid + graph")
+	fs.StringVar(&f.bench, "bench", "", "retrieval benchmark over a folder of corpus.jsonl, questions.jsonl and openie.jsonl: "+
+		"ingests it into a store of its own under the data directory, replaying the recorded extraction, and prints recall@2 and @5 by hop type")
+	fs.IntVar(&f.workers, "workers", 1, "questions answered at once (1 keeps timings free of contention)")
+	cmd.MarkFlagsMutuallyExclusive("set", "bench")
+	cmd.MarkFlagsOneRequired("set", "bench")
+	cfg := c.settings(cmd, storeFlags, modelFlags, agentFlags, ingestFlags)
+	cmd.RunE = c.action(cfg, func(ctx context.Context, cfg *config.Config, logger *slog.Logger, _ []string) error {
+		if f.bench != "" {
+			return runBench(ctx, c.e, cfg, logger, f.bench, f.jsonPath)
+		}
+		return runEval(ctx, c.e, cfg, logger, f)
+	})
+	return cmd
 }
 
 func runEval(ctx context.Context, e *env, cfg *config.Config, logger *slog.Logger, f evalFlags) error {

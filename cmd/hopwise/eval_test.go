@@ -45,7 +45,7 @@ func TestEvalCommand(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
 		var stdout, stderr bytes.Buffer
-		if code := evalCommand().run(ctx, &env{stdout: &stdout, stderr: &stderr}, args); code != 0 {
+		if code := run(ctx, append([]string{"eval"}, args...), nil, &stdout, &stderr); code != 0 {
 			t.Fatalf("hopwise eval %v: exit %d\n%s", args, code, stderr.String())
 		}
 		return stdout.String(), stderr.String()

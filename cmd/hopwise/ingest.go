@@ -11,25 +11,34 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/spf13/cobra"
+
 	"github.com/hopwise/hopwise/config"
 	"github.com/hopwise/hopwise/graphrag"
 	"github.com/hopwise/hopwise/graphrag/parse"
 	"github.com/hopwise/hopwise/urlfetch"
 )
 
-func ingestCommand() command {
-	return command{
-		name:    "ingest",
-		summary: "ingest files, folders (.txt .md .html .pdf .docx) or public web pages (http/https URLs) and wait until they are done",
-		args:    "PATH|URL...",
-		exec:    ingest,
+func (c *cli) ingestCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "ingest PATH|URL...",
+		Short: "ingest files, folders or web pages and wait until they are done",
+		Long: `Ingest files, folders (.txt .md .html .pdf .docx below them) or public web pages (http and https URLs,
+which pass a guard against private addresses), each parsed, chunked, embedded and its entity graph
+extracted, and wait until they are done. Each file is reported on stdout as it ends (done, FAIL with the
+reason, skip); one that fails does not stop the others. An interrupted ingest resumes where it stopped.`,
+		Example: `  hopwise ingest ~/notes
+  hopwise ingest report.pdf https://example.org/page.html`,
+		Args: cobra.MinimumNArgs(1),
 	}
+	cfg := c.settings(cmd, storeFlags, modelFlags, ingestFlags)
+	cmd.RunE = c.action(cfg, func(ctx context.Context, cfg *config.Config, logger *slog.Logger, args []string) error {
+		return ingest(ctx, c.e, cfg, logger, args)
+	})
+	return cmd
 }
 
 func ingest(ctx context.Context, e *env, cfg *config.Config, logger *slog.Logger, args []string) error {
-	if len(args) == 0 {
-		return errUsage
-	}
 	files, skipped, err := collectFiles(args)
 	if err != nil {
 		return err

@@ -111,9 +111,9 @@ func TestIngestEndsWhenProgressOverflows(t *testing.T) {
 	stdout, stderr := &heldWriter{release: make(chan struct{})}, &heldWriter{}
 	exit := make(chan int, 1)
 	go func() {
-		exit <- ingestCommand().run(ctx, &env{stdout: stdout, stderr: stderr}, []string{"--data-dir", data,
+		exit <- run(ctx, []string{"ingest", "--data-dir", data,
 			"--llm-base-url", model.URL(), "--embed-base-url=", "--llm-model", "test", "--embed-model", "test-embed",
-			"--embed-dim", "64", "--neo4j-uri=", "--log-level", "warn", "--llm-retries", "0", dir})
+			"--embed-dim", "64", "--neo4j-uri=", "--log-level", "warn", "--llm-retries", "0", dir}, nil, stdout, stderr)
 	}()
 	waitDocsDone(ctx, t, filepath.Join(data, "hopwise.db"), n)
 	close(stdout.release)

@@ -89,7 +89,13 @@ func startLocal(t *testing.T) local {
 	if envFile == "" {
 		t.Skip("HOPWISE_MODELS_ENV not set: run `make test-local` to test against the local models")
 	}
-	modelEnv := readEnvFile(t, envFile)
+	var modelEnv []string
+	for name, value := range readEnvFile(envFile) {
+		modelEnv = append(modelEnv, name+"="+value)
+	}
+	if len(modelEnv) == 0 {
+		t.Fatalf("%s holds no settings", envFile)
+	}
 	bin := buildHopwise(t)
 	data := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 25*time.Minute)
@@ -201,20 +207,4 @@ func firstSentence(s string) string {
 		}
 	}
 	return s
-}
-
-// readEnvFile reads KEY=value lines.
-func readEnvFile(t *testing.T, path string) []string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, line := range strings.Split(string(b), "\n") {
-		if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") && strings.Contains(line, "=") {
-			out = append(out, line)
-		}
-	}
-	return out
 }

@@ -3,11 +3,20 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"syscall"
+)
+
+// Exit codes, documented in README.md.
+const (
+	exitOK          = 0
+	exitFailed      = 1   // the command ran and failed
+	exitUsage       = 2   // the command line or the configuration is wrong: nothing was done
+	exitInterrupted = 130 // stopped by Ctrl-C or SIGTERM before it finished
 )
 
 func main() {
@@ -17,32 +26,36 @@ func main() {
 	os.Exit(code)
 }
 
-// run dispatches to a subcommand and returns the process exit code.
+// run executes one command line and returns the process exit code. With no command it serves the web app.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	name := "serve"
-	if len(args) > 0 && args[0] != "" && args[0][0] != '-' {
-		name, args = args[0], args[1:]
-	} else if len(args) > 0 && isHelp(args[0]) {
-		usage(stdout)
-		return 0
+	if len(args) == 0 || servesByDefault(args[0]) {
+		args = append([]string{"serve"}, args...)
 	}
-	for _, c := range commands() {
-		if c.name == name {
-			env := &env{stdin: stdin, stdout: stdout, stderr: stderr}
-			return c.run(ctx, env, args)
-		}
+	c := &cli{e: &env{stdin: stdin, stdout: stdout, stderr: stderr}, lookup: settingsLookup(args, os.LookupEnv)}
+	root := c.root()
+	root.SetArgs(args)
+	cmd, err := root.ExecuteContextC(ctx)
+	switch {
+	case err == nil:
+		return exitOK
+	case !c.ran || errors.Is(err, errUsage):
+		fmt.Fprintf(stderr, "%s: %v\nRun '%s --help' for usage.\n", cmd.CommandPath(), err, cmd.CommandPath())
+		return exitUsage
+	case ctx.Err() != nil:
+		fmt.Fprintf(stderr, "%s: interrupted: %v\n", cmd.CommandPath(), err)
+		return exitInterrupted
+	default:
+		fmt.Fprintf(stderr, "%s: %v\n", cmd.CommandPath(), err)
+		return exitFailed
 	}
-	fmt.Fprintf(stderr, "hopwise: unknown command %q\n\n", name)
-	usage(stderr)
-	return 2
 }
 
-func isHelp(a string) bool { return a == "-h" || a == "--help" || a == "-help" || a == "help" }
-
-func usage(w io.Writer) {
-	fmt.Fprint(w, "Hopwise answers questions from your own documents, with sources.\n\nUsage: hopwise <command> [flags]\n\nCommands:\n")
-	for _, c := range commands() {
-		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
+// servesByDefault: `hopwise --addr :9090` is `hopwise serve --addr :9090`, as a bare `hopwise` is; help and
+// version flags stay the root's.
+func servesByDefault(arg string) bool {
+	switch arg {
+	case "-h", "--help", "--version", "-v":
+		return false
 	}
-	fmt.Fprint(w, "\nWith no command, hopwise serves the web app. `hopwise <command> --help` lists a command's flags;\nevery flag can also be set by the environment variable named in its help.\n")
+	return len(arg) > 1 && arg[0] == '-'
 }

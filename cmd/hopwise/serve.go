@@ -10,24 +10,34 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/hopwise/hopwise/agent"
 	"github.com/hopwise/hopwise/config"
 	"github.com/hopwise/hopwise/handlers"
 )
 
-func serveCommand() command {
-	return command{
-		name:    "serve",
-		summary: "serve the web app (chat, documents, graph explorer, status)",
-		exec:    serve,
+func (c *cli) serveCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "serve the web app (chat, documents, graph explorer, status); the default command",
+		Long: `Serve the web app: chat, documents, graph explorer and status, on 127.0.0.1:8080 unless --addr says
+otherwise. It also ingests what is uploaded, resuming interrupted documents. Logs at info level.`,
+		Example: "  hopwise serve\n  hopwise serve --addr 127.0.0.1:9090 --data-dir /srv/hopwise",
+		Args:    cobra.NoArgs,
 	}
+	cfg := c.settings(cmd, storeFlags, modelFlags, agentFlags, ingestFlags, serverFlags)
+	cmd.RunE = c.action(cfg, func(ctx context.Context, cfg *config.Config, logger *slog.Logger, _ []string) error {
+		return serve(ctx, c.e, cfg, logger)
+	})
+	return cmd
 }
 
 // shutdownGrace is how long answers being written may take to finish once the server is asked to stop;
 // after it they are cancelled, and stored as cancelled.
 const shutdownGrace = 20 * time.Second
 
-func serve(ctx context.Context, e *env, cfg *config.Config, logger *slog.Logger, _ []string) error {
+func serve(ctx context.Context, e *env, cfg *config.Config, logger *slog.Logger) error {
 	a, err := openApp(ctx, cfg, logger)
 	if err != nil {
 		return err
