@@ -2,40 +2,19 @@ package handlers
 
 import (
 	"net/http"
-	"time"
 
-	"github.com/hopwise/hopwise/graphrag"
+	"github.com/hopwise/hopwise/apiv1"
 	"github.com/labstack/echo/v4"
 )
-
-// documentJSON is a document as the API shows it.
-type documentJSON struct {
-	ID           string    `json:"id"`
-	Name         string    `json:"name"`
-	Title        string    `json:"title"`
-	Status       string    `json:"status"`
-	Error        string    `json:"error,omitempty"`
-	Size         int64     `json:"size"`
-	Chunks       int       `json:"chunks"`
-	Entities     int       `json:"entities"`
-	Relations    int       `json:"relations"`
-	FailedChunks int       `json:"failed_chunks"`
-	CreatedAt    time.Time `json:"created_at"`
-}
-
-func toDocumentJSON(d graphrag.Document) documentJSON {
-	return documentJSON{ID: d.ID, Name: d.Name, Title: d.Title, Status: string(d.Status), Error: d.Error, Size: d.Size,
-		Chunks: d.Chunks, Entities: d.Entities, Relations: d.Relations, FailedChunks: d.FailedChunks, CreatedAt: d.CreatedAt}
-}
 
 func (s *server) apiDocuments(c echo.Context) error {
 	docs, err := s.Store.Documents(c.Request().Context())
 	if err != nil {
 		return err
 	}
-	out := make([]documentJSON, len(docs))
+	out := make([]apiv1.Document, len(docs))
 	for i, d := range docs {
-		out[i] = toDocumentJSON(d)
+		out[i] = apiv1.NewDocument(d)
 	}
 	return c.JSON(http.StatusOK, map[string]any{"documents": out})
 }
@@ -45,7 +24,7 @@ func (s *server) apiDocument(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, toDocumentJSON(d))
+	return c.JSON(http.StatusOK, apiv1.NewDocument(d))
 }
 
 func (s *server) apiUpload(c echo.Context) error {

@@ -11,6 +11,7 @@ import (
 type Store interface {
 	Document(ctx context.Context, id string) (graphrag.Document, error)
 	Documents(ctx context.Context) ([]graphrag.Document, error)
+	DocumentSource(ctx context.Context, id string) ([]byte, error)
 	DocumentChunks(ctx context.Context, docID string) ([]graphrag.Chunk, error)
 	Chunks(ctx context.Context, ids []string) ([]graphrag.Chunk, error)
 	Entities(ctx context.Context, keys []string) ([]graphrag.Entity, error)

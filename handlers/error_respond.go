@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/hopwise/hopwise/apiv1"
 	"github.com/hopwise/hopwise/graphrag"
 	"github.com/hopwise/hopwise/web"
 	"github.com/labstack/echo/v4"
@@ -30,7 +31,9 @@ func (s *server) respondError(err error, c echo.Context) {
 	switch {
 	case c.Request().Method == http.MethodHead:
 		werr = c.NoContent(status)
-	case strings.HasPrefix(c.Request().URL.Path, "/api/"):
+	case strings.HasPrefix(c.Request().URL.Path, "/v1/"):
+		werr = c.JSON(status, newOpenAIError(status, message))
+	case isProgramPath(c.Request().URL.Path):
 		werr = c.JSON(status, map[string]string{"error": message})
 	case isHTMX(c):
 		c.Response().Header().Set("HX-Retarget", "#flash")
@@ -48,6 +51,7 @@ func (s *server) respondError(err error, c echo.Context) {
 func (s *server) classify(err error) (int, string) {
 	var he *echo.HTTPError
 	var tooBig *http.MaxBytesError
+	var ambiguous *graphrag.AmbiguousError
 	switch {
 	case errors.As(err, &tooBig):
 		return http.StatusRequestEntityTooLarge, fmt.Sprintf("The upload is larger than the limit of %s for one request.", web.Bytes(tooBig.Limit))
@@ -56,6 +60,10 @@ func (s *server) classify(err error) (int, string) {
 			return he.Code, m
 		}
 		return he.Code, http.StatusText(he.Code)
+	case errors.Is(err, apiv1.ErrBadInput):
+		return http.StatusBadRequest, inputProblem(err)
+	case errors.As(err, &ambiguous):
+		return http.StatusConflict, ambiguousProblem(ambiguous)
 	case errors.Is(err, graphrag.ErrNotFound):
 		return http.StatusNotFound, "That was not found. It may have been deleted."
 	case errors.Is(err, graphrag.ErrUnavailable):

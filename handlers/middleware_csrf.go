@@ -7,7 +7,6 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"net/http"
-	"strings"
 
 	"github.com/labstack/echo/v4"
 )
@@ -28,9 +27,9 @@ const (
 //     secret, of the session cookie. A neighbour that sets the cookie to a value it knows still cannot
 //     compute the token.
 //
-// Scripts calling /api/ without any browser header (no Origin, no Sec-Fetch-Site, no cookie) carry no
-// ambient credentials and are let through. Every response gets the session cookie when it lacks one, and
-// pages read the token from the context (csrfToken).
+// Scripts calling /api/, /v1/ or /mcp without any browser header (no Origin, no Sec-Fetch-Site, no
+// cookie) carry no ambient credentials and are let through. Every response gets the session cookie when
+// it lacks one, and pages read the token from the context (csrfToken).
 func csrfProtection(secret []byte) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
@@ -106,10 +105,10 @@ func sentToken(c echo.Context) string {
 	return c.FormValue("_csrf")
 }
 
-// isScriptAPICall reports an /api/ request that no browser sent.
+// isScriptAPICall reports a request to a program's route that no browser sent.
 func isScriptAPICall(c echo.Context) bool {
 	r := c.Request()
-	if !strings.HasPrefix(r.URL.Path, "/api/") {
+	if !isProgramPath(r.URL.Path) {
 		return false
 	}
 	return r.Header.Get("Origin") == "" && r.Header.Get("Sec-Fetch-Site") == "" && r.Header.Get("Cookie") == ""

@@ -48,7 +48,7 @@ func limitBodies(uploadLimit int64) echo.MiddlewareFunc {
 }
 
 func isUpload(c echo.Context) bool {
-	return c.Request().Method == http.MethodPost && (c.Path() == "/documents" || c.Path() == "/api/documents")
+	return c.Request().Method == http.MethodPost && (c.Path() == "/documents" || c.Path() == "/api/documents" || c.Path() == "/api/v1/documents")
 }
 
 // rateLimit allows perMinute requests per client address and minute, with bursts of that size; more get 429.

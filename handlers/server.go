@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/hopwise/hopwise/apiv1"
 	"github.com/hopwise/hopwise/urlfetch"
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
@@ -49,7 +50,9 @@ type Deps struct {
 	Store    Store
 	Ingester Ingester
 	Chat     Asker
-	Limits   Limits
+	// Retriever searches for the API and MCP (graphrag.Retriever, as `hopwise search` uses it).
+	Retriever apiv1.Retriever
+	Limits    Limits
 	// URLFetch bounds the pages added by address. Zero fields take urlfetch's defaults, except MaxBytes,
 	// which is at most MaxUploadBytes; Allow stays empty outside tests.
 	URLFetch urlfetch.Options
@@ -139,6 +142,8 @@ func (s *server) routes(e *echo.Echo) {
 	e.GET("/api/graph/entities", s.apiEntities)
 	e.GET("/api/graph/neighborhood", s.apiNeighborhood)
 	e.POST("/api/ask", s.apiAsk, askLimit)
+
+	s.routesV1(e, askLimit, uploadLimit)
 }
 
 // NewHTTPServer wraps h with the timeouts that protect against slow clients (Slowloris): headers must

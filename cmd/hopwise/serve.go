@@ -51,6 +51,7 @@ func serve(ctx context.Context, e *env, cfg *config.Config, logger *slog.Logger)
 	closing := make(chan struct{})
 	h := handlers.New(handlers.Deps{
 		Logger: logger, Status: a.status, Store: a.store, Ingester: a.ingester, Chat: agent.NewChat(ag, a.store),
+		Retriever: a.retriever,
 		Limits: handlers.Limits{
 			MaxUploadBytes: cfg.MaxUploadBytes, MaxRequestBytes: cfg.MaxRequestBytes, MaxQuestionChars: cfg.MaxQuestionChars,
 			AskPerMinute: cfg.AskPerMinute, UploadPerMinute: cfg.UploadPerMinute,

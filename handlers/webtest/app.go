@@ -77,11 +77,12 @@ func New(t testing.TB, opt Options) *App {
 		defer close(done)
 		_ = ingester.Run(ctx)
 	}()
-	ag := agent.New(client, graphrag.NewRetriever(store, client), nil, nil, agent.Config{MaxRunTime: time.Minute}, logger)
+	retriever := graphrag.NewRetriever(store, client)
+	ag := agent.New(client, retriever, nil, nil, agent.Config{MaxRunTime: time.Minute}, logger)
 	a := &App{Model: model, Store: store, Ingester: ingester, closing: make(chan struct{}), script: sc}
 	a.Handler = handlers.New(handlers.Deps{
 		Logger: logger, Status: func(context.Context) handlers.Status { return status() },
-		Store: store, Ingester: ingester, Chat: agent.NewChat(ag, store), Limits: opt.Limits, Closing: a.closing,
+		Store: store, Ingester: ingester, Chat: agent.NewChat(ag, store), Retriever: retriever, Limits: opt.Limits, Closing: a.closing,
 		URLFetch: opt.URLFetch, PublicHosts: opt.PublicHosts,
 	})
 	t.Cleanup(func() {

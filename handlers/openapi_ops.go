@@ -1,0 +1,96 @@
+package handlers
+
+import (
+	"github.com/hopwise/hopwise/apiv1"
+)
+
+var (
+	pageQuery = []apiParam{
+		{Name: "offset", Type: "integer", Description: "items to skip (default 0)"},
+		{Name: "limit", Type: "integer", Description: "items to return (default 50, at most 200)"},
+	}
+	askStream = "With Accept: text/event-stream: server-sent events named by the agent's event types (node_started, " +
+		"queries, documents, facts, token, usage, answer, error, ...), each's data the event as JSON, then \"done\" with the answer as JSON."
+)
+
+type uploadJSON struct {
+	Files []uploaded `json:"files"`
+}
+
+type entitiesJSON struct {
+	Entities []apiv1.Entity `json:"entities"`
+}
+
+type legacyDocumentsJSON struct {
+	Documents []apiv1.Document `json:"documents"`
+}
+
+type legacyEntitiesJSON struct {
+	Entities []nodeJSON `json:"entities"`
+}
+
+type legacyNeighborhoodJSON struct {
+	Nodes []nodeJSON `json:"nodes"`
+	Edges []edgeJSON `json:"edges"`
+}
+
+// apiOperations describes every route under /api/ and /v1/ and /mcp; TestOpenAPIDescribesEveryRoute holds
+// this list and the router to each other.
+func apiOperations() []apiOp {
+	return []apiOp{
+		{Method: "GET", Path: "/api/v1/openapi.json", Tag: "meta", Summary: "This description", Result: map[string]any{}},
+		{Method: "GET", Path: "/api/v1/status", Tag: "meta", Summary: "What Hopwise depends on and whether it answers", Result: Status{}},
+
+		{Method: "GET", Path: "/api/v1/documents", Tag: "documents", Summary: "List the documents, newest first, a page at a time",
+			Query: pageQuery, Result: apiv1.DocumentPage{}},
+		{Method: "POST", Path: "/api/v1/documents", Tag: "documents", Summary: "Upload files",
+			Description: "Each file is accepted, found to be a duplicate or rejected on its own; accepted files are read in the background (follow their status).",
+			Upload:      true, Result: uploadJSON{}},
+		{Method: "POST", Path: "/api/v1/documents/url", Tag: "documents", Summary: "Add a web page by its address",
+			Body: addURLRequest{}, Result: fetchedPage{}},
+		{Method: "GET", Path: "/api/v1/documents/:id", Tag: "documents", Summary: "One document and its ingest status",
+			Description: "id is a document's ID or its file name (409 when several documents carry that name).", Result: apiv1.Document{}},
+		{Method: "DELETE", Path: "/api/v1/documents/:id", Tag: "documents", Summary: "Delete a document and what only it supports",
+			Description: "id is a document's ID or its file name.", Status: 204},
+		{Method: "GET", Path: "/api/v1/documents/:id/original", Tag: "documents", Summary: "Download the file as it was uploaded",
+			Binary: true},
+		{Method: "GET", Path: "/api/v1/passages/:id", Tag: "search", Summary: "One passage in full (citations' chunk_id)", Result: apiv1.Passage{}},
+		{Method: "GET", Path: "/api/v1/search", Tag: "search", Summary: "Hybrid search and graph facts, as `hopwise search`",
+			Description: "BM25 and vector search fused with a walk of the knowledge graph; no model writes anything.",
+			Query: []apiParam{{Name: "q", Type: "string", Required: true, Description: "the query"},
+				{Name: "k", Type: "integer", Description: "passages to return (default 10, at most 50)"}},
+			Result: apiv1.SearchResult{}},
+		{Method: "GET", Path: "/api/v1/graph/entities", Tag: "graph", Summary: "Find entities by name",
+			Query: []apiParam{{Name: "q", Type: "string", Required: true, Description: "a name or part of one"},
+				{Name: "k", Type: "integer", Description: "entities to return (default 20, at most 50)"}},
+			Result: entitiesJSON{}},
+		{Method: "GET", Path: "/api/v1/graph/neighbourhood", Tag: "graph", Summary: "The relations around entities",
+			Query: []apiParam{{Name: "entity", Type: "string", Required: true, Repeated: true, Description: "an entity's key or name"},
+				{Name: "hops", Type: "integer", Description: "1 (default) or 2"},
+				{Name: "limit", Type: "integer", Description: "relations to return (default 60, at most 200)"}},
+			Result: apiv1.Neighbourhood{}},
+		{Method: "POST", Path: "/api/v1/ask", Tag: "ask", Summary: "Ask a question; the answer cites its sources",
+			Description: "Without conversation_id a new conversation starts. result.not_found is true when the documents do not answer.",
+			Body:        askRequest{}, Result: askResponse{}, Stream: askStream},
+		{Method: "GET", Path: "/api/v1/conversations", Tag: "conversations", Summary: "List the conversations, most recent first",
+			Query: pageQuery, Result: apiv1.ConversationPage{}},
+		{Method: "GET", Path: "/api/v1/conversations/:id", Tag: "conversations", Summary: "A conversation with its questions and answers",
+			Result: apiv1.Conversation{}},
+		{Method: "DELETE", Path: "/api/v1/conversations/:id", Tag: "conversations", Summary: "Delete a conversation", Status: 204},
+
+		{Method: "GET", Path: "/api/status", Tag: "legacy", Summary: "Status", Result: Status{}, Replaced: "GET /api/v1/status"},
+		{Method: "GET", Path: "/api/documents", Tag: "legacy", Summary: "Every document", Result: legacyDocumentsJSON{}, Replaced: "GET /api/v1/documents"},
+		{Method: "POST", Path: "/api/documents", Tag: "legacy", Summary: "Upload files", Upload: true, Result: uploadJSON{}, Replaced: "POST /api/v1/documents"},
+		{Method: "POST", Path: "/api/documents/url", Tag: "legacy", Summary: "Add a web page", Body: addURLRequest{}, Result: fetchedPage{}, Replaced: "POST /api/v1/documents/url"},
+		{Method: "GET", Path: "/api/documents/:id", Tag: "legacy", Summary: "One document", Result: apiv1.Document{}, Replaced: "GET /api/v1/documents/{id}"},
+		{Method: "DELETE", Path: "/api/documents/:id", Tag: "legacy", Summary: "Delete a document", Status: 204, Replaced: "DELETE /api/v1/documents/{id}"},
+		{Method: "GET", Path: "/api/graph/entities", Tag: "legacy", Summary: "Find entities",
+			Query: []apiParam{{Name: "q", Type: "string", Required: true}}, Result: legacyEntitiesJSON{}, Replaced: "GET /api/v1/graph/entities"},
+		{Method: "GET", Path: "/api/graph/neighborhood", Tag: "legacy", Summary: "Relations around entities",
+			Query: []apiParam{{Name: "entity", Type: "string", Required: true, Repeated: true}, {Name: "hops", Type: "integer"},
+				{Name: "facts", Type: "string", Description: "relation IDs, comma-separated"}},
+			Result: legacyNeighborhoodJSON{}, Replaced: "GET /api/v1/graph/neighbourhood"},
+		{Method: "POST", Path: "/api/ask", Tag: "legacy", Summary: "Ask a question", Body: askRequest{}, Result: askResponse{},
+			Stream: askStream, Replaced: "POST /api/v1/ask"},
+	}
+}
