@@ -53,9 +53,18 @@ func isUpload(c echo.Context) bool {
 
 // rateLimit allows perMinute requests per client address and minute, with bursts of that size; more get 429.
 func rateLimit(perMinute int, message string) echo.MiddlewareFunc {
-	store := middleware.NewRateLimiterMemoryStoreWithConfig(middleware.RateLimiterMemoryStoreConfig{
+	return rateLimitWith(newRateStore(perMinute), message)
+}
+
+// newRateStore counts requests per client: perMinute a minute, in bursts of that size.
+func newRateStore(perMinute int) middleware.RateLimiterStore {
+	return middleware.NewRateLimiterMemoryStoreWithConfig(middleware.RateLimiterMemoryStoreConfig{
 		Rate: rate.Limit(float64(perMinute) / 60), Burst: perMinute, ExpiresIn: 3 * time.Minute,
 	})
+}
+
+// rateLimitWith answers 429 with message to a client the store refuses; routes sharing a store share the budget.
+func rateLimitWith(store middleware.RateLimiterStore, message string) echo.MiddlewareFunc {
 	return middleware.RateLimiterWithConfig(middleware.RateLimiterConfig{
 		Store:               store,
 		IdentifierExtractor: func(c echo.Context) (string, error) { return c.RealIP(), nil },

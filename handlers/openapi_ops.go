@@ -21,6 +21,16 @@ type entitiesJSON struct {
 	Entities []apiv1.Entity `json:"entities"`
 }
 
+// jsonRPCMessage is a message of MCP's JSON-RPC 2.0.
+type jsonRPCMessage struct {
+	JSONRPC string         `json:"jsonrpc" jsonschema:"2.0"`
+	ID      any            `json:"id,omitempty"`
+	Method  string         `json:"method,omitempty" jsonschema:"initialize, tools/list, tools/call, ..."`
+	Params  map[string]any `json:"params,omitempty"`
+	Result  map[string]any `json:"result,omitempty"`
+	Error   map[string]any `json:"error,omitempty"`
+}
+
 type legacyDocumentsJSON struct {
 	Documents []apiv1.Document `json:"documents"`
 }
@@ -77,6 +87,11 @@ func apiOperations() []apiOp {
 		{Method: "GET", Path: "/api/v1/conversations/:id", Tag: "conversations", Summary: "A conversation with its questions and answers",
 			Result: apiv1.Conversation{}},
 		{Method: "DELETE", Path: "/api/v1/conversations/:id", Tag: "conversations", Summary: "Delete a conversation", Status: 204},
+
+		{Method: "POST", Path: "/mcp", Tag: "mcp", Summary: "The MCP server (streamable HTTP, stateless)",
+			Description: "Model Context Protocol over streamable HTTP: tools search, ask, list_documents, get_passage and " +
+				"graph_neighbourhood. Send JSON-RPC with Accept: application/json, text/event-stream; point an MCP client at this URL.",
+			Body: jsonRPCMessage{}, Result: jsonRPCMessage{}, Stream: "JSON-RPC messages as server-sent events: progress notifications, then the response."},
 
 		{Method: "GET", Path: "/api/status", Tag: "legacy", Summary: "Status", Result: Status{}, Replaced: "GET /api/v1/status"},
 		{Method: "GET", Path: "/api/documents", Tag: "legacy", Summary: "Every document", Result: legacyDocumentsJSON{}, Replaced: "GET /api/v1/documents"},

@@ -70,6 +70,8 @@ type Deps struct {
 type server struct {
 	Deps
 	runs *runRegistry
+	// askRate counts every client's questions, whichever interface asks them.
+	askRate middleware.RateLimiterStore
 }
 
 // New returns the Echo instance with every route and middleware.
@@ -86,7 +88,7 @@ func New(d Deps) *echo.Echo {
 	if d.Closing == nil {
 		d.Closing = make(chan struct{})
 	}
-	s := &server{Deps: d, runs: newRunRegistry(d.Limits.MaxRunning)}
+	s := &server{Deps: d, runs: newRunRegistry(d.Limits.MaxRunning), askRate: newRateStore(d.Limits.AskPerMinute)}
 	e := echo.New()
 	e.HideBanner = true
 	e.HidePort = true
@@ -106,7 +108,7 @@ func New(d Deps) *echo.Echo {
 }
 
 func (s *server) routes(e *echo.Echo) {
-	askLimit := rateLimit(s.Limits.AskPerMinute, "Too many questions in a short time: please wait a minute and ask again.")
+	askLimit := rateLimitWith(s.askRate, tooManyQuestions)
 	uploadLimit := rateLimit(s.Limits.UploadPerMinute, "Too many uploads in a short time: please wait a minute and try again.")
 
 	e.GET("/healthz", health)
@@ -144,6 +146,7 @@ func (s *server) routes(e *echo.Echo) {
 	e.POST("/api/ask", s.apiAsk, askLimit)
 
 	s.routesV1(e, askLimit, uploadLimit)
+	s.routeMCP(e)
 }
 
 // NewHTTPServer wraps h with the timeouts that protect against slow clients (Slowloris): headers must

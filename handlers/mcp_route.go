@@ -1,0 +1,43 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+
+	"github.com/hopwise/hopwise/mcpserver"
+	"github.com/labstack/echo/v4"
+)
+
+const tooManyQuestions = "Too many questions in a short time: please wait a minute and ask again."
+
+type clientKey struct{}
+
+// routeMCP serves the MCP server over streamable HTTP at /mcp, behind the same middleware as every other
+// route (host allow-list, body limits) and programAccess. It is stateless, so only POST is served; its
+// questions count against the same per-client rate and the same cap of answers being written as the
+// page's and the API's.
+func (s *server) routeMCP(e *echo.Echo) {
+	h := mcpserver.HTTPHandler(mcpserver.New(mcpserver.Options{
+		Service: s.service(), Chat: s.Chat, Logger: s.Logger, Admit: s.admitQuestion, MaxQuestionChars: s.Limits.MaxQuestionChars,
+	}), s.Logger)
+	e.POST("/mcp", func(c echo.Context) error {
+		r := c.Request()
+		h.ServeHTTP(c.Response(), r.WithContext(context.WithValue(r.Context(), clientKey{}, c.RealIP())))
+		return nil
+	}, programAccess)
+}
+
+// admitQuestion lets an MCP question run when its client is within the rate and the cap of answers being
+// written is not reached.
+func (s *server) admitQuestion(ctx context.Context) (func(), error) {
+	if ip, ok := ctx.Value(clientKey{}).(string); ok {
+		if allowed, _ := s.askRate.Allow(ip); !allowed {
+			return nil, errors.New("too many questions in a short time: please wait a minute and ask again")
+		}
+	}
+	release, ok := s.runs.acquire()
+	if !ok {
+		return nil, errors.New(errTooBusy.Message.(string))
+	}
+	return release, nil
+}

@@ -1,0 +1,72 @@
+// Package mcpserver offers Hopwise as a Model Context Protocol server (the official Go SDK): the tools
+// search, ask, list_documents, get_passage and graph_neighbourhood, each a thin adapter over apiv1's
+// operations and agent.Chat. The same server runs over stdio (`hopwise mcp`) and streamable HTTP (/mcp,
+// behind the web server's access rules).
+package mcpserver
+
+import (
+	"cmp"
+	"context"
+	"log/slog"
+	"net/http"
+
+	"github.com/hopwise/hopwise/agent"
+	"github.com/hopwise/hopwise/apiv1"
+	"github.com/hopwise/hopwise/graphrag"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Asker opens the conversation a question continues, or starts one when the ID is empty, and answers in
+// it, storing the turn (agent.Chat).
+type Asker interface {
+	Start(ctx context.Context, conversationID, question string) (graphrag.Conversation, error)
+	Ask(ctx context.Context, conversationID, question string, emit func(agent.Event)) (graphrag.Turn, agent.Result, error)
+}
+
+// Options are what the tools need.
+type Options struct {
+	Service apiv1.Service
+	Chat    Asker
+	Logger  *slog.Logger
+	Version string
+	// Admit is asked before a question is answered: it returns the function that frees the place, or an
+	// error in plain words (too many questions, the server busy). Nil admits every question.
+	Admit func(ctx context.Context) (release func(), err error)
+	// MaxQuestionChars bounds a question (2000 when zero).
+	MaxQuestionChars int
+}
+
+// New returns the MCP server with Hopwise's tools.
+func New(o Options) *mcp.Server {
+	o.Logger = cmp.Or(o.Logger, slog.New(slog.DiscardHandler))
+	o.MaxQuestionChars = cmp.Or(o.MaxQuestionChars, 2000)
+	if o.Admit == nil {
+		o.Admit = func(context.Context) (func(), error) { return func() {}, nil }
+	}
+	srv := mcp.NewServer(&mcp.Implementation{Name: "hopwise", Title: "Hopwise", Version: cmp.Or(o.Version, "dev")},
+		&mcp.ServerOptions{
+			Instructions: "Hopwise answers questions from the user's own documents, with citations, and says when " +
+				"the documents do not answer. Use search to find passages and graph facts, ask for a researched " +
+				"answer with numbered citations, get_passage to read a cited passage in full.",
+			Capabilities: &mcp.ServerCapabilities{},
+		})
+	t := tools{o}
+	t.add(srv)
+	return srv
+}
+
+// HTTPHandler serves srv over streamable HTTP, statelessly: every request stands alone, so nothing is kept
+// between requests and a client that vanishes leaves nothing behind. It does no access check of its own:
+// the web server's middleware (host allow-list, origin checks, future tokens) guards the route, and the
+// SDK's own localhost check is off because that allow-list already refuses foreign Host headers and knows
+// the public names a proxy may use.
+func HTTPHandler(srv *mcp.Server, logger *slog.Logger) http.Handler {
+	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{
+		Stateless: true, Logger: logger, DisableLocalhostProtection: true,
+	})
+}
+
+// ServeStdio serves srv on the process's standard input and output until the client disconnects or ctx ends.
+func ServeStdio(ctx context.Context, srv *mcp.Server) error {
+	return srv.Run(ctx, &mcp.StdioTransport{})
+}
