@@ -2,11 +2,10 @@ package agent_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -17,6 +16,7 @@ import (
 	"github.com/hopwise/hopwise/graphrag"
 	"github.com/hopwise/hopwise/llm"
 	"github.com/hopwise/hopwise/llm/llmtest"
+	"github.com/hopwise/hopwise/samples"
 	"github.com/hopwise/hopwise/websearch"
 	"github.com/hopwise/hopwise/websearch/websearchtest"
 )
@@ -30,17 +30,8 @@ type devQuestion struct {
 
 func loadDevSet(t *testing.T) []devQuestion {
 	t.Helper()
-	dir := findShared("eval")
-	if dir == "" {
-		t.Skip("the dev set (shared/eval) is not beside this repository")
-	}
-	f, err := os.Open(filepath.Join(dir, "questions.jsonl"))
-	if err != nil {
-		t.Skipf("dev set: %v", err)
-	}
-	defer f.Close()
 	var out []devQuestion
-	sc := bufio.NewScanner(f)
+	sc := bufio.NewScanner(bytes.NewReader(samples.Questions()))
 	for sc.Scan() {
 		var q devQuestion
 		if err := json.Unmarshal(sc.Bytes(), &q); err != nil {
@@ -51,19 +42,14 @@ func loadDevSet(t *testing.T) []devQuestion {
 	return out
 }
 
-// docTitles maps each demo document to its first heading: what an oracle asks for when it lacks that
+// docTitles maps each sample document to its first heading: what an oracle asks for when it lacks that
 // document.
 func docTitles(t *testing.T) map[string]string {
 	t.Helper()
-	files, _ := filepath.Glob(filepath.Join(corpusDir, "*.md"))
 	out := map[string]string{}
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		line, _, _ := strings.Cut(string(b), "\n")
-		out[filepath.Base(f)] = strings.TrimPrefix(line, "# ")
+	for _, f := range samples.List() {
+		line, _, _ := strings.Cut(string(f.Body), "\n")
+		out[f.Name] = strings.TrimPrefix(line, "# ")
 	}
 	return out
 }

@@ -1,6 +1,7 @@
 package agent_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
@@ -16,20 +17,8 @@ import (
 	"github.com/hopwise/hopwise/graphrag"
 	"github.com/hopwise/hopwise/graphrag/sqlite"
 	"github.com/hopwise/hopwise/llm/llmtest"
+	"github.com/hopwise/hopwise/samples"
 )
-
-// corpusDir holds the demo documents every scenario runs over, beside the repository ("" when absent).
-var corpusDir = findShared("corpus/demo")
-
-// findShared locates a directory of the shared material beside the repository.
-func findShared(rel string) string {
-	for _, base := range []string{"../../shared", "../../../shared", "/work/shared"} {
-		if fi, err := os.Stat(filepath.Join(base, rel)); err == nil && fi.IsDir() {
-			return filepath.Join(base, rel)
-		}
-	}
-	return ""
-}
 
 // embedDim is the dimension of the fixture's hashing vectors and of the scripted server's (newModel sets
 // it), which are the same function of the text. 256, not llmtest's default 64: at 64 the hashed words of
@@ -54,13 +43,10 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// demoStore is a SQLite store holding the demo corpus, ingested once per test binary through
-// graphrag.Ingester with the hand-written extractor below and llmtest's deterministic vectors.
+// demoStore is a SQLite store holding the sample documents (package samples), ingested once per test binary
+// through graphrag.Ingester with the hand-written extractor below and llmtest's deterministic vectors.
 func demoStore(t testing.TB) *sqlite.Store {
 	t.Helper()
-	if corpusDir == "" {
-		t.Skip("the demo corpus (shared/corpus/demo) is not beside this repository")
-	}
 	fixture.once.Do(func() {
 		fixture.dir, fixture.err = os.MkdirTemp("", "agent-fixture-")
 		if fixture.err == nil {
@@ -85,18 +71,9 @@ func ingestDemo(path string) (*sqlite.Store, error) {
 	defer stop()
 	done := make(chan error, 1)
 	go func() { done <- in.Run(runCtx) }()
-	files, err := filepath.Glob(filepath.Join(corpusDir, "*.md"))
-	if err != nil || len(files) == 0 {
-		return nil, fmt.Errorf("no demo documents in %s: %v", corpusDir, err)
-	}
+	files := samples.List()
 	for _, f := range files {
-		fh, err := os.Open(f)
-		if err != nil {
-			return nil, err
-		}
-		_, _, err = in.Submit(ctx, filepath.Base(f), fh)
-		fh.Close()
-		if err != nil {
+		if _, _, err := in.Submit(ctx, f.Name, bytes.NewReader(f.Body)); err != nil {
 			return nil, err
 		}
 	}

@@ -1,7 +1,6 @@
 package eval_test
 
 import (
-	"path/filepath"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -19,14 +18,8 @@ import (
 // model-ms/op is the time the scripted reader spent composing replies; overhead-ms/op is the rest: the
 // agent's own work, the store, HTTP and JSON to and from the model server.
 func BenchmarkAgentQuestion(b *testing.B) {
-	dir := shared("eval")
-	if dir == "" {
-		b.Skip("the dev set (shared/eval) is not beside this repository")
-	}
-	set, err := eval.LoadSet(filepath.Join(dir, "questions.jsonl"))
-	if err != nil {
-		b.Fatal(err)
-	}
+	set := sampleSet(b)
+	var err error
 	var modelNanos atomic.Int64
 	srv := llmtest.New(b)
 	srv.Handle(graphragtest.Extraction)

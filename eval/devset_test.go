@@ -3,7 +3,6 @@ package eval_test
 import (
 	"context"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -24,14 +23,7 @@ const maxCalls = 24
 // category. It logs the tables, and fails when the loop answers fewer multi-hop questions than the
 // baseline, a run fails, or a run makes more model calls than its cap.
 func TestDevSetEval(t *testing.T) {
-	dir := shared("eval")
-	if dir == "" {
-		t.Skip("the dev set (shared/eval) is not beside this repository")
-	}
-	set, err := eval.LoadSet(filepath.Join(dir, "questions.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	set := sampleSet(t)
 	list := "all"
 	if raceDetector {
 		set, list = subset(set, 2), "naive,advanced"

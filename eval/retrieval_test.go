@@ -2,7 +2,6 @@ package eval_test
 
 import (
 	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -14,14 +13,7 @@ import (
 // graphragtest's extraction), logs the table, and checks what holds for any ranked list: recall grows
 // with k and stays within [0, 1], and every list ranks documents of the corpus.
 func TestRetrievalRecallOnDemo(t *testing.T) {
-	dir := shared("eval")
-	if dir == "" {
-		t.Skip("the dev set (shared/eval) is not beside this repository")
-	}
-	set, err := eval.LoadSet(filepath.Join(dir, "questions.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	set := sampleSet(t)
 	var multiHop []eval.Question
 	for _, q := range set {
 		if q.Category == eval.MultiHop {

@@ -20,7 +20,8 @@ import (
 	"github.com/hopwise/hopwise/llm/llmtest"
 )
 
-const demoDir = "../../shared/corpus/demo"
+// demoDir holds the sample documents (package samples) in this repository.
+const demoDir = "../samples/docs"
 
 type testEnv struct {
 	t         testing.TB

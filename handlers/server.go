@@ -125,6 +125,7 @@ func (s *server) routes(e *echo.Echo) {
 	e.GET("/documents", s.documentsPage)
 	e.POST("/documents", s.documentsUpload, uploadLimit)
 	e.POST("/documents/url", s.documentsAddURL, uploadLimit)
+	e.POST("/documents/samples", s.documentsSamples, uploadLimit)
 	e.GET("/documents/events", s.documentEvents)
 	e.GET("/documents/:id", s.documentPage)
 	e.POST("/documents/:id/delete", s.documentDelete)

@@ -12,18 +12,15 @@ import (
 
 	"github.com/hopwise/hopwise/eval/evaltest"
 	"github.com/hopwise/hopwise/llm/llmtest"
+	"github.com/hopwise/hopwise/samples"
 )
 
 // TestEvalCommand runs `hopwise eval` in process against the scripted reader model over every third
 // question of the dev set: --ingest fills the store, the tables and the JSON cover every question of every
 // pipeline, and --retrieval reuses the ingested store without a chat call.
 func TestEvalCommand(t *testing.T) {
-	dev, err := os.ReadFile(filepath.Join(filepath.Dir(demoDir), "..", "eval", "questions.jsonl"))
-	if err != nil {
-		t.Skip("the shared dev set is not beside this repository")
-	}
 	var lines []string
-	for i, l := range strings.Split(strings.TrimSpace(string(dev)), "\n") {
+	for i, l := range strings.Split(strings.TrimSpace(string(samples.Questions())), "\n") {
 		if i%3 == 0 {
 			lines = append(lines, l)
 		}

@@ -18,7 +18,8 @@ import (
 	"github.com/hopwise/hopwise/llm/llmtest"
 )
 
-const demoDir = "../../../shared/corpus/demo"
+// demoDir holds the sample documents (package samples) in this repository.
+const demoDir = "../../samples/docs"
 
 // buildHopwise compiles the command once per test binary run.
 func buildHopwise(t *testing.T) string {

@@ -9,10 +9,11 @@ import (
 	"github.com/hopwise/hopwise/llm/llmtest"
 )
 
-// Shared locates a directory of the shared material (corpus/demo, eval) beside the repository, searched
-// from the working directory of a test; "" when absent.
+// Shared locates a directory of the shared benchmark material (bench/musique) beside the repository, searched
+// from the working directory of a test; "" when absent. Only the recording of the bench slice uses it: the
+// tests read the samples (package samples) and eval/testdata.
 func Shared(rel string) string {
-	for _, base := range []string{"../../shared", "../../../shared", "../../../../shared", "/work/shared"} {
+	for _, base := range []string{"../../shared", "../../../shared", "../../../../shared"} {
 		if fi, err := os.Stat(filepath.Join(base, rel)); err == nil && fi.IsDir() {
 			return filepath.Join(base, rel)
 		}

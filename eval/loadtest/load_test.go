@@ -2,6 +2,7 @@ package loadtest
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -25,6 +26,7 @@ import (
 	"github.com/hopwise/hopwise/graphrag/sqlite"
 	"github.com/hopwise/hopwise/handlers"
 	"github.com/hopwise/hopwise/llm/llmtest"
+	"github.com/hopwise/hopwise/samples"
 )
 
 // settings of a load run, from HOPWISE_LOAD_CLIENTS, HOPWISE_LOAD_QUESTIONS (per client),
@@ -61,11 +63,8 @@ func TestLoad(t *testing.T) {
 		t.Skip("the load test runs with HOPWISE_LOAD=1 (make load)")
 	}
 	s := loadSettings(t)
-	setDir, corpus := evaltest.Shared("eval"), evaltest.Shared("corpus/demo")
-	if setDir == "" || corpus == "" {
-		t.Skip("the shared dev set and demo corpus are not beside this repository")
-	}
-	set, err := eval.LoadSet(filepath.Join(setDir, "questions.jsonl"))
+	corpus := "../../samples/docs"
+	set, err := eval.ReadSet(bytes.NewReader(samples.Questions()))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,10 +10,9 @@ import (
 	"github.com/hopwise/hopwise/graphrag/parse"
 )
 
-// TestDemoCorpus runs the demo corpus (copied from /work/shared/corpus/demo)
-// and the parse fixtures through Parse and Split.
+// TestDemoCorpus runs the sample documents (package samples) and the parse fixtures through Parse and Split.
 func TestDemoCorpus(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join("testdata", "demo", "*.md"))
+	files, err := filepath.Glob(filepath.Join("..", "..", "samples", "docs", "*.md"))
 	if err != nil || len(files) < 6 {
 		t.Fatalf("demo corpus: %v files, %v", len(files), err)
 	}
@@ -49,7 +48,7 @@ func TestDemoCorpus(t *testing.T) {
 }
 
 func TestDistanceTableWhole(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("testdata", "demo", "munich-city-distances.md"))
+	data, err := os.ReadFile(filepath.Join("..", "..", "samples", "docs", "munich-city-distances.md"))
 	if err != nil {
 		t.Fatal(err)
 	}

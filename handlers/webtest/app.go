@@ -6,7 +6,6 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -17,6 +16,7 @@ import (
 	"github.com/hopwise/hopwise/handlers"
 	"github.com/hopwise/hopwise/llm"
 	"github.com/hopwise/hopwise/llm/llmtest"
+	"github.com/hopwise/hopwise/samples"
 	"github.com/hopwise/hopwise/urlfetch"
 )
 
@@ -134,18 +134,14 @@ func status() handlers.Status {
 	}
 }
 
-// DemoCorpus is the folder of the demo documents, found from the working directory of a test of this
-// repository (it lives beside the repository, in shared/).
+// DemoCorpus is a folder holding the sample documents (package samples), written for the test.
 func DemoCorpus(t testing.TB) string {
 	t.Helper()
-	for _, p := range []string{"../../shared/corpus/demo", "../../../shared/corpus/demo", "/work/shared/corpus/demo"} {
-		if st, err := os.Stat(p); err == nil && st.IsDir() {
-			abs, _ := filepath.Abs(p)
-			return abs
-		}
+	dir, err := samples.WriteDir(t.TempDir())
+	if err != nil {
+		t.Fatalf("sample documents: %v", err)
 	}
-	t.Skip("the demo corpus (shared/corpus/demo) is not beside this repository")
-	return ""
+	return dir
 }
 
 // WaitDone waits until every document is done or failed.
