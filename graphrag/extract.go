@@ -5,7 +5,6 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -102,24 +101,14 @@ func (g extractedGraph) resolve(c Chunk) Extraction {
 		if key == "" {
 			return ""
 		}
+		e := Entity{Key: key, Name: name, Type: strings.ToLower(strings.TrimSpace(typ)), Description: strings.TrimSpace(desc),
+			ChunkIDs: []string{c.ID}, DocIDs: []string{c.DocID}}
 		if i, ok := index[key]; ok {
-			e := &x.Entities[i]
-			if len(desc) > len(e.Description) {
-				e.Description = desc
-			}
-			if e.Type == "" {
-				e.Type = typ
-			}
-			if !slices.Contains(e.Aliases, name) {
-				e.Aliases = append(e.Aliases, name)
-			}
+			x.Entities[i] = MergeEntity(x.Entities[i], e)
 			return key
 		}
 		index[key] = len(x.Entities)
-		x.Entities = append(x.Entities, Entity{
-			Key: key, Name: name, Type: strings.ToLower(strings.TrimSpace(typ)), Description: strings.TrimSpace(desc),
-			Aliases: []string{name}, ChunkIDs: []string{c.ID}, DocIDs: []string{c.DocID},
-		})
+		x.Entities = append(x.Entities, MergeEntity(Entity{}, e))
 		return key
 	}
 	for _, e := range g.Entities {
@@ -133,19 +122,17 @@ func (g extractedGraph) resolve(c Chunk) Extraction {
 		}
 		typ := NormalizeRelationType(r.Type)
 		id := RelationID(src, typ, dst)
-		values := parseValues(r.Values)
+		rel := Relation{
+			ID: id, Source: src, Target: dst, Type: typ, Description: strings.TrimSpace(r.Description),
+			SourceName: x.Entities[index[src]].Name, TargetName: x.Entities[index[dst]].Name,
+			Values: parseValues(r.Values), ChunkIDs: []string{c.ID}, DocIDs: []string{c.DocID},
+		}
 		if i, ok := seen[id]; ok {
-			for k, v := range values {
-				x.Relations[i].Values[k] = v
-			}
+			x.Relations[i] = MergeRelation(x.Relations[i], rel)
 			continue
 		}
 		seen[id] = len(x.Relations)
-		x.Relations = append(x.Relations, Relation{
-			ID: id, Source: src, Target: dst, Type: typ, Description: strings.TrimSpace(r.Description),
-			SourceName: x.Entities[index[src]].Name, TargetName: x.Entities[index[dst]].Name,
-			Values: values, ChunkIDs: []string{c.ID}, DocIDs: []string{c.DocID},
-		})
+		x.Relations = append(x.Relations, MergeRelation(Relation{}, rel))
 	}
 	return x
 }

@@ -90,9 +90,10 @@ type Extraction struct {
 
 // GraphStore keeps the entity graph and its provenance.
 type GraphStore interface {
-	// PutExtraction merges a chunk's entities (by key: aliases and provenance unioned, the longer
-	// description kept) and relations (by ID: provenance unioned, values merged) and marks the chunk
-	// extracted, in one transaction that never calls a model and is safe to repeat.
+	// PutExtraction merges a chunk's entities by key and relations by ID with graphrag's merge rules
+	// (PlanExtraction, MergeEntity, MergeRelation: aliases and provenance unioned, the description of more
+	// characters kept, values merged) and marks the chunk extracted, in one transaction that never calls a
+	// model and is safe to repeat. An extraction without its keys and IDs is ErrUnresolved.
 	PutExtraction(ctx context.Context, x Extraction) error
 	// MarkChunkFailed ends a chunk's extraction with a reason people can read.
 	MarkChunkFailed(ctx context.Context, chunkID, reason string) error

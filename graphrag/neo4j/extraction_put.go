@@ -1,13 +1,12 @@
 package neo4j
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
-	"unicode/utf8"
+	"strings"
 
 	"github.com/hopwise/hopwise/graphrag"
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
@@ -16,27 +15,23 @@ import (
 // PutExtraction merges a chunk's entities by key and relations by ID and marks the chunk extracted, in one
 // transaction that is safe to repeat. Every entity and both ends of every relation are recorded as
 // MENTIONS of the supporting chunks, so an entity lives exactly while some chunk mentions it, and the
-// relations a document supports are reachable from its chunks. Entity merge: the first name and type
-// stay, aliases are unioned with the name, the longer description wins. Relation merge: ends and type
-// stay, the longer description wins, values are merged with the new ones taking precedence, supporting
-// chunks (those in the store) are unioned. An entity without a key gets graphrag.NormalizeKey of its name,
-// a relation without an ID graphrag.RelationID. An unknown chunk is ErrNotFound.
+// relations a document supports are reachable from its chunks. The merge rules are graphrag's
+// (PlanExtraction, MergeEntity, MergeRelation): the transaction reads what is stored, merges in Go and
+// writes the merged values, so both stores merge alike. An extraction without its keys and IDs is
+// graphrag.ErrUnresolved, a relation vector of another dimension ErrDimension, an unknown chunk ErrNotFound.
 //
 // Locks: the transaction writes the chunk, then every entity it touches in key order, before it reads or
 // writes any relation. Parallel extractions sharing entities therefore queue on the first shared entity
-// instead of deadlocking, a relation is only ever merged and its values read while both its ends are
-// locked (so no duplicate edge and no lost update), and the uniqueness constraint on Entity.key makes
+// instead of deadlocking, an entity or relation is only ever read and merged while it (or both its ends)
+// is locked (so no duplicate edge and no lost update), and the uniqueness constraint on Entity.key makes
 // MERGE create each entity once. Deadlocks that remain are transient errors the driver retries.
 func (s *Store) PutExtraction(ctx context.Context, x graphrag.Extraction) error {
-	for _, r := range x.Relations {
-		if r.Embedding != nil && len(r.Embedding) != s.opt.EmbedDim {
-			return fmt.Errorf("neo4j: put extraction of %s: relation %s has %d dimensions, the store %d: %w",
-				x.ChunkID, r.ID, len(r.Embedding), s.opt.EmbedDim, graphrag.ErrDimension)
-		}
+	plan, err := graphrag.PlanExtraction(x, s.opt.EmbedDim)
+	if err != nil {
+		return fmt.Errorf("neo4j: put extraction of %s: %w", x.ChunkID, err)
 	}
-	plan := planExtraction(x)
-	err := s.write(ctx, func(ctx context.Context, tx neo4j.ManagedTransaction) error {
-		return plan.apply(ctx, tx)
+	err = s.write(ctx, func(ctx context.Context, tx neo4j.ManagedTransaction) error {
+		return applyExtraction(ctx, tx, plan)
 	})
 	if err != nil {
 		return fmt.Errorf("neo4j: put extraction of %s: %w", x.ChunkID, err)
@@ -63,115 +58,17 @@ func (s *Store) MarkChunkFailed(ctx context.Context, chunkID, reason string) err
 	return nil
 }
 
-// entityRow is one entity to merge. merge is false for an entity only named as a relation's end: it is
-// created when missing but an existing one is left as it is.
-type entityRow struct {
-	key, name, typ, description string
-	aliases, chunkIDs           []string
-	merge                       bool
-}
-
-// extractionPlan is an extraction resolved and ordered for writing.
-type extractionPlan struct {
-	chunkID   string
-	entities  []*entityRow // sorted by key: the lock order
-	relations []graphrag.Relation
-}
-
-// planExtraction fills missing keys and IDs, folds repeated entities into one row, adds relation ends
-// and the chunks that must mention them, and sorts everything into lock order.
-func planExtraction(x graphrag.Extraction) extractionPlan {
-	rows := map[string]*entityRow{}
-	for _, e := range x.Entities {
-		if e.Key == "" {
-			e.Key = graphrag.NormalizeKey(e.Name)
-		}
-		if e.Key == "" {
-			continue
-		}
-		if e.Name == "" {
-			e.Name = e.Key
-		}
-		row := rows[e.Key]
-		if row == nil {
-			row = &entityRow{key: e.Key, name: e.Name, typ: e.Type, merge: true}
-			rows[e.Key] = row
-		}
-		if row.typ == "" {
-			row.typ = e.Type
-		}
-		if utf8.RuneCountInString(e.Description) > utf8.RuneCountInString(row.description) {
-			row.description = e.Description
-		}
-		row.aliases = union(row.aliases, append(slices.Clone(e.Aliases), e.Name))
-		row.chunkIDs = union(row.chunkIDs, append([]string{x.ChunkID}, e.ChunkIDs...))
-	}
-	byID := map[string]*graphrag.Relation{}
-	for _, r := range x.Relations {
-		if r.Source == "" || r.Target == "" {
-			continue
-		}
-		if r.ID == "" {
-			r.ID = graphrag.RelationID(r.Source, r.Type, r.Target)
-		}
-		if r.Type == "" {
-			r.Type = graphrag.NormalizeRelationType("")
-		}
-		r.ChunkIDs = union([]string{x.ChunkID}, r.ChunkIDs)
-		if prev := byID[r.ID]; prev != nil {
-			r = foldRelation(*prev, r)
-		}
-		byID[r.ID] = &r
-		for _, end := range [][2]string{{r.Source, r.SourceName}, {r.Target, r.TargetName}} {
-			row := rows[end[0]]
-			if row == nil {
-				name := cmp.Or(end[1], end[0])
-				row = &entityRow{key: end[0], name: name, aliases: []string{name}}
-				rows[end[0]] = row
-			}
-			row.chunkIDs = union(row.chunkIDs, r.ChunkIDs)
-		}
-	}
-	plan := extractionPlan{chunkID: x.ChunkID}
-	for _, key := range slices.Sorted(maps.Keys(rows)) {
-		plan.entities = append(plan.entities, rows[key])
-	}
-	for _, id := range slices.Sorted(maps.Keys(byID)) {
-		plan.relations = append(plan.relations, *byID[id])
-	}
-	return plan
-}
-
-// foldRelation merges a relation named twice in one extraction the way the store merges it.
-func foldRelation(prev, r graphrag.Relation) graphrag.Relation {
-	if utf8.RuneCountInString(prev.Description) > utf8.RuneCountInString(r.Description) {
-		r.Description = prev.Description
-	}
-	values := maps.Clone(prev.Values)
-	if values == nil {
-		values = map[string]any{}
-	}
-	maps.Copy(values, r.Values)
-	r.Values = values
-	r.Type = prev.Type
-	r.ChunkIDs = union(prev.ChunkIDs, r.ChunkIDs)
-	if r.Embedding == nil {
-		r.Embedding = prev.Embedding
-	}
-	return r
-}
-
-// apply writes the plan in tx. It reads nothing it has not locked and keeps no state between runs, so
-// the driver may run it again after a deadlock.
-func (p extractionPlan) apply(ctx context.Context, tx neo4j.ManagedTransaction) error {
-	docOf, err := p.lockChunks(ctx, tx)
+// applyExtraction writes the plan in tx. It reads nothing it has not locked and keeps no state between
+// runs, so the driver may run it again after a deadlock.
+func applyExtraction(ctx context.Context, tx neo4j.ManagedTransaction, p graphrag.ExtractionPlan) error {
+	docOf, err := lockChunks(ctx, tx, p)
 	if err != nil {
 		return err
 	}
-	if err := p.mergeEntities(ctx, tx, docOf); err != nil {
+	if err := mergeEntities(ctx, tx, p, docOf); err != nil {
 		return fmt.Errorf("entities: %w", err)
 	}
-	if err := p.mergeRelations(ctx, tx, docOf); err != nil {
+	if err := mergeRelations(ctx, tx, p, docOf); err != nil {
 		return fmt.Errorf("relations: %w", err)
 	}
 	return nil
@@ -179,19 +76,19 @@ func (p extractionPlan) apply(ctx context.Context, tx neo4j.ManagedTransaction) 
 
 // lockChunks marks the chunk extracted (taking its lock first) and returns the document of every chunk
 // the plan names that is in the store.
-func (p extractionPlan) lockChunks(ctx context.Context, tx neo4j.ManagedTransaction) (map[string]string, error) {
+func lockChunks(ctx context.Context, tx neo4j.ManagedTransaction, p graphrag.ExtractionPlan) (map[string]string, error) {
 	records, err := query(ctx, tx, `MATCH (c:Chunk {id: $id}) SET c.status = 'extracted', c.error = '' RETURN c.docId`,
-		map[string]any{"id": p.chunkID})
+		map[string]any{"id": p.ChunkID})
 	if err != nil {
 		return nil, err
 	}
 	if len(records) == 0 {
-		return nil, fmt.Errorf("no chunk %q: %w", p.chunkID, graphrag.ErrNotFound)
+		return nil, fmt.Errorf("no chunk %q: %w", p.ChunkID, graphrag.ErrNotFound)
 	}
-	docOf := map[string]string{p.chunkID: asString(first(records))}
+	docOf := map[string]string{p.ChunkID: asString(first(records))}
 	var others []string
-	for _, row := range p.entities {
-		others = union(others, row.chunkIDs)
+	for _, e := range p.Entities {
+		others = graphrag.SortedUnion(others, e.ChunkIDs)
 	}
 	records, err = query(ctx, tx, `UNWIND $ids AS id MATCH (c:Chunk {id: id}) RETURN c.id, c.docId`,
 		map[string]any{"ids": others})
@@ -204,14 +101,17 @@ func (p extractionPlan) lockChunks(ctx context.Context, tx neo4j.ManagedTransact
 	return docOf, nil
 }
 
-// mergeEntities merges every entity row in key order, refreshes its full-text field (a write, so every
-// entity is locked even when nothing else changes) and records the mentions of the chunks in the store.
-func (p extractionPlan) mergeEntities(ctx context.Context, tx neo4j.ManagedTransaction, docOf map[string]string) error {
+// mergeEntities locks the plan's entities in key order, creates the missing ones, reads them all, merges
+// in Go and writes every one back (a write, so each stays locked for the relations) with the mentions of
+// the chunks in the store. One named only as a relation's end keeps its stored values.
+func mergeEntities(ctx context.Context, tx neo4j.ManagedTransaction, p graphrag.ExtractionPlan, docOf map[string]string) error {
 	// Lock the entities that exist, in key order, before MERGE reads any of them: MERGE takes shared
 	// locks on what it matches, and two transactions upgrading shared locks on one node deadlock.
-	keys := make([]string, len(p.entities))
-	for i, e := range p.entities {
-		keys[i] = e.key
+	keys := make([]string, len(p.Entities))
+	created := make([]map[string]any, len(p.Entities))
+	for i, e := range p.Entities {
+		keys[i] = e.Key
+		created[i] = entityParams(e.Entity, nil)
 	}
 	err := exec(ctx, tx, `UNWIND $keys AS key
 		MATCH (e:Entity {key: key})
@@ -219,83 +119,89 @@ func (p extractionPlan) mergeEntities(ctx context.Context, tx neo4j.ManagedTrans
 	if err != nil {
 		return err
 	}
-	rows := make([]map[string]any, len(p.entities))
-	for i, e := range p.entities {
-		rows[i] = map[string]any{
-			"key": e.key, "name": e.name, "type": e.typ, "description": e.description, "aliases": e.aliases,
-			"chunkIds": known(e.chunkIDs, docOf), "merge": e.merge,
+	// An entity created here holds the plan's values, which merge into themselves unchanged.
+	records, err := query(ctx, tx, `UNWIND $rows AS row
+		MERGE (e:Entity {key: row.key})
+		ON CREATE SET e.name = row.name, e.type = row.type, e.description = row.description,
+			e.aliases = row.aliases, e.searchText = row.searchText
+		RETURN e.key, e.name, e.type, e.description, e.aliases`, map[string]any{"rows": created})
+	if err != nil {
+		return err
+	}
+	stored := make(map[string]graphrag.Entity, len(records))
+	for _, r := range records {
+		e := graphrag.Entity{Key: asString(r.Values[0]), Name: asString(r.Values[1]), Type: asString(r.Values[2]),
+			Description: asString(r.Values[3]), Aliases: asStrings(r.Values[4])}
+		stored[e.Key] = e
+	}
+	rows := make([]map[string]any, len(p.Entities))
+	for i, e := range p.Entities {
+		merged := stored[e.Key]
+		if !e.EndOnly {
+			merged = graphrag.MergeEntity(merged, e.Entity)
 		}
+		rows[i] = entityParams(merged, known(e.ChunkIDs, docOf))
 	}
 	return exec(ctx, tx, `UNWIND $rows AS row
-		MERGE (e:Entity {key: row.key})
-		ON CREATE SET e.name = row.name, e.type = row.type, e.description = row.description, e.aliases = []
-		SET e.type = CASE WHEN row.merge AND e.type = '' THEN row.type ELSE e.type END,
-			e.description = CASE WHEN row.merge AND size(row.description) > size(e.description)
-				THEN row.description ELSE e.description END,
-			e.aliases = CASE WHEN row.merge OR size(e.aliases) = 0
-				THEN reduce(acc = e.aliases, a IN row.aliases | CASE WHEN a IN acc THEN acc ELSE acc + a END)
-				ELSE e.aliases END
-		SET e.searchText = reduce(t = e.name, a IN e.aliases | t + ' ' + a)
+		MATCH (e:Entity {key: row.key})
+		SET e.type = row.type, e.description = row.description, e.aliases = row.aliases, e.searchText = row.searchText
 		WITH e, row
 		UNWIND row.chunkIds AS cid
 		MATCH (c:Chunk {id: cid})
 		MERGE (c)-[:MENTIONS]->(e)`, map[string]any{"rows": rows})
 }
 
-// mergeRelations reads the stored values and documents of the plan's relations (their ends are locked by
-// now), merges the values in Go, merges the relations with their provenance, and adds to each document's
-// relation counter the relations it newly supports. A document leaves a relation's docIds only when it is
+// entityParams is an entity as query parameters; its full-text field holds its name and aliases.
+func entityParams(e graphrag.Entity, chunkIDs []string) map[string]any {
+	return map[string]any{
+		"key": e.Key, "name": e.Name, "type": e.Type, "description": e.Description, "aliases": nonNil(e.Aliases),
+		"searchText": strings.Join(append([]string{e.Name}, e.Aliases...), " "), "chunkIds": nonNil(chunkIDs),
+	}
+}
+
+// mergeRelations reads the stored relations of the plan (their ends are locked by now), merges them in Go
+// (graphrag.MergeRelation) with the plan's, supported by the chunks in the store, writes the merged values
+// and adds to each document's relation counter the relations it newly supports. The stored vector is not
+// read: a relation with none of its own keeps it. A document leaves a relation's docIds only when it is
 // deleted itself, so the counters stay exact without ever counting edges.
-func (p extractionPlan) mergeRelations(ctx context.Context, tx neo4j.ManagedTransaction, docOf map[string]string) error {
-	if len(p.relations) == 0 {
+func mergeRelations(ctx context.Context, tx neo4j.ManagedTransaction, p graphrag.ExtractionPlan, docOf map[string]string) error {
+	if len(p.Relations) == 0 {
 		return nil
 	}
-	keys := make([]map[string]any, len(p.relations))
-	for i, r := range p.relations {
-		keys[i] = map[string]any{"id": r.ID, "source": r.Source, "target": r.Target}
-	}
-	records, err := query(ctx, tx, `UNWIND $rows AS row
-		MATCH (:Entity {key: row.source})-[r:RELATED {id: row.id}]->(:Entity {key: row.target})
-		RETURN r.id, r.values, r.docIds`, map[string]any{"rows": keys})
+	stored, err := readRelations(ctx, tx, p.Relations)
 	if err != nil {
 		return err
 	}
-	storedValues, storedDocs := map[string]string{}, map[string][]string{}
-	for _, rec := range records {
-		id := asString(rec.Values[0])
-		storedValues[id], storedDocs[id] = asString(rec.Values[1]), asStrings(rec.Values[2])
-	}
-	rows := make([]map[string]any, len(p.relations))
+	rows := make([]map[string]any, len(p.Relations))
 	added := map[string]int{}
-	for i, r := range p.relations {
-		values, err := mergeValues(storedValues[r.ID], r.Values)
-		if err != nil {
-			return fmt.Errorf("relation %s: %w", r.ID, err)
-		}
-		chunks := known(r.ChunkIDs, docOf)
-		docs := docsOf(chunks, docOf)
-		for _, d := range docs {
-			if !slices.Contains(storedDocs[r.ID], d) {
+	for i, r := range p.Relations {
+		r.ChunkIDs = known(r.ChunkIDs, docOf)
+		r.DocIDs = docsOf(r.ChunkIDs, docOf)
+		old := stored[r.ID]
+		merged := graphrag.MergeRelation(old, r)
+		for _, d := range merged.DocIDs {
+			if !slices.Contains(old.DocIDs, d) {
 				added[d]++
 			}
 		}
-		rows[i] = map[string]any{
-			"id": r.ID, "source": r.Source, "target": r.Target, "type": r.Type, "description": r.Description,
-			"values": values, "chunkIds": chunks, "docIds": docs, "embedding": nil,
+		values, err := json.Marshal(merged.Values)
+		if err != nil {
+			return fmt.Errorf("relation %s values: %w", r.ID, err)
 		}
-		if r.Embedding != nil {
-			rows[i]["embedding"] = float64s(r.Embedding)
+		rows[i] = map[string]any{
+			"id": merged.ID, "source": merged.Source, "target": merged.Target, "type": merged.Type,
+			"description": merged.Description, "values": string(values), "chunkIds": nonNil(merged.ChunkIDs),
+			"docIds": nonNil(merged.DocIDs), "embedding": nil,
+		}
+		if merged.Embedding != nil {
+			rows[i]["embedding"] = float64s(merged.Embedding)
 		}
 	}
 	err = exec(ctx, tx, `UNWIND $rows AS row
 		MATCH (a:Entity {key: row.source}), (b:Entity {key: row.target})
 		MERGE (a)-[r:RELATED {id: row.id}]->(b)
-		ON CREATE SET r.type = row.type, r.description = row.description, r.chunkIds = [], r.docIds = []
-		SET r.description = CASE WHEN size(row.description) > size(r.description) THEN row.description ELSE r.description END,
-			r.values = row.values,
-			r.embedding = coalesce(row.embedding, r.embedding),
-			r.chunkIds = reduce(acc = r.chunkIds, x IN row.chunkIds | CASE WHEN x IN acc THEN acc ELSE acc + x END),
-			r.docIds = reduce(acc = r.docIds, x IN row.docIds | CASE WHEN x IN acc THEN acc ELSE acc + x END)`,
+		SET r.type = row.type, r.description = row.description, r.values = row.values,
+			r.chunkIds = row.chunkIds, r.docIds = row.docIds, r.embedding = coalesce(row.embedding, r.embedding)`,
 		map[string]any{"rows": rows})
 	if err != nil {
 		return err
@@ -309,20 +215,32 @@ func (p extractionPlan) mergeRelations(ctx context.Context, tx neo4j.ManagedTran
 		SET d.relationCount = coalesce(d.relationCount, 0) + row.n`, map[string]any{"counts": counts})
 }
 
-// mergeValues overlays values on the stored JSON object and returns the result as JSON.
-func mergeValues(stored string, values map[string]any) (string, error) {
-	merged := map[string]any{}
-	if stored != "" {
-		if err := json.Unmarshal([]byte(stored), &merged); err != nil {
-			return "", fmt.Errorf("stored values: %w", err)
-		}
+// readRelations returns the stored relations among rs by ID, with their provenance and without vectors.
+func readRelations(ctx context.Context, tx neo4j.ManagedTransaction, rs []graphrag.Relation) (map[string]graphrag.Relation, error) {
+	keys := make([]map[string]any, len(rs))
+	for i, r := range rs {
+		keys[i] = map[string]any{"id": r.ID, "source": r.Source, "target": r.Target}
 	}
-	maps.Copy(merged, values)
-	b, err := json.Marshal(merged)
+	records, err := query(ctx, tx, `UNWIND $rows AS row
+		MATCH (:Entity {key: row.source})-[r:RELATED {id: row.id}]->(:Entity {key: row.target})
+		RETURN r.id, r.type, r.description, r.values, r.chunkIds, r.docIds, row.source, row.target`,
+		map[string]any{"rows": keys})
 	if err != nil {
-		return "", fmt.Errorf("values: %w", err)
+		return nil, err
 	}
-	return string(b), nil
+	out := make(map[string]graphrag.Relation, len(records))
+	for _, rec := range records {
+		r := graphrag.Relation{ID: asString(rec.Values[0]), Type: asString(rec.Values[1]), Description: asString(rec.Values[2]),
+			ChunkIDs: asStrings(rec.Values[4]), DocIDs: asStrings(rec.Values[5]),
+			Source: asString(rec.Values[6]), Target: asString(rec.Values[7])}
+		if v := asString(rec.Values[3]); v != "" {
+			if err := json.Unmarshal([]byte(v), &r.Values); err != nil {
+				return nil, fmt.Errorf("relation %s stored values: %w", r.ID, err)
+			}
+		}
+		out[r.ID] = r
+	}
+	return out, nil
 }
 
 // known returns the chunk IDs that are in the store.
@@ -338,21 +256,20 @@ func known(ids []string, docOf map[string]string) []string {
 
 // docsOf returns the sorted documents of chunks.
 func docsOf(chunks []string, docOf map[string]string) []string {
-	var docs []string
-	for _, id := range chunks {
-		docs = union(docs, []string{docOf[id]})
+	docs := make([]string, len(chunks))
+	for i, id := range chunks {
+		docs[i] = docOf[id]
 	}
-	return docs
+	return graphrag.SortedUnion(docs)
+}
+
+// nonNil is s, or an empty list where s is nil: Neo4j stores no null in a list property.
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
 }
 
 // union returns the sorted union of a and b without empty strings or repeats.
-func union(a, b []string) []string {
-	out := make([]string, 0, len(a)+len(b))
-	for _, s := range append(slices.Clone(a), b...) {
-		if s != "" {
-			out = append(out, s)
-		}
-	}
-	slices.Sort(out)
-	return slices.Compact(out)
-}
+func union(a, b []string) []string { return nonNil(graphrag.SortedUnion(a, b)) }

@@ -7,45 +7,36 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
-	"reflect"
 	"slices"
 
 	"github.com/hopwise/hopwise/graphrag"
 )
 
-// PutExtraction merges a chunk's entities by key and relations by ID and marks the chunk extracted, in
-// one transaction. Every entity and both ends of every relation are recorded as mentioned by the chunk,
-// so an entity lives exactly while some chunk mentions it and a relation's ends outlive the relation. An
-// entity without a key gets graphrag.NormalizeKey of its name, a relation without an ID
-// graphrag.RelationID. An unknown chunk is ErrNotFound.
+// PutExtraction merges a chunk's entities by key and relations by ID with graphrag's merge rules
+// (graphrag.PlanExtraction, MergeEntity, MergeRelation) and marks the chunk extracted, in one transaction.
+// Every entity and both ends of every relation are recorded as mentioned by the chunk, so an entity lives
+// exactly while some chunk mentions it and a relation's ends outlive the relation. An extraction without
+// its keys and IDs is graphrag.ErrUnresolved, a relation vector of another dimension
+// graphrag.ErrDimension, an unknown chunk ErrNotFound.
 func (s *Store) PutExtraction(ctx context.Context, x graphrag.Extraction) error {
-	err := s.write(ctx, "put extraction", func(tx *sql.Tx) error {
+	plan, err := graphrag.PlanExtraction(x, s.dim)
+	if err != nil {
+		return fmt.Errorf("sqlite: put extraction of %s: %w", x.ChunkID, err)
+	}
+	err = s.write(ctx, "put extraction", func(tx *sql.Tx) error {
 		if err := requireChunk(ctx, tx, x.ChunkID); err != nil {
 			return err
 		}
-		for _, e := range x.Entities {
-			if e.Key == "" {
-				e.Key = graphrag.NormalizeKey(e.Name)
-			}
-			if e.Key == "" {
-				continue
-			}
-			if err := mergeEntity(ctx, tx, e); err != nil {
+		for _, e := range plan.Entities {
+			if err := putEntity(ctx, tx, e); err != nil {
 				return fmt.Errorf("entity %q: %w", e.Key, err)
 			}
-			if err := addMentions(ctx, tx, e.Key, append([]string{x.ChunkID}, e.ChunkIDs...)); err != nil {
+			if err := addMentions(ctx, tx, e.Key, e.ChunkIDs); err != nil {
 				return fmt.Errorf("entity %q: %w", e.Key, err)
 			}
 		}
-		for _, r := range x.Relations {
-			if r.Source == "" || r.Target == "" {
-				continue
-			}
-			if r.ID == "" {
-				r.ID = graphrag.RelationID(r.Source, r.Type, r.Target)
-			}
-			if err := putRelation(ctx, tx, r, x.ChunkID, s.dim); err != nil {
+		for _, r := range plan.Relations {
+			if err := putRelation(ctx, tx, r); err != nil {
 				return fmt.Errorf("relation %s: %w", r.ID, err)
 			}
 		}
@@ -82,50 +73,57 @@ func requireChunk(ctx context.Context, tx *sql.Tx, id string) error {
 	return err
 }
 
-// mergeEntity inserts e or merges it into the stored entity of its key: the first name and type stay,
-// aliases are unioned with e's name, the longer description wins. An unchanged entity is not rewritten,
-// which spares its full-text entry.
-func mergeEntity(ctx context.Context, tx *sql.Tx, e graphrag.Entity) error {
-	var name, typ, desc, aliasJSON string
-	err := tx.QueryRowContext(ctx, `SELECT name, type, description, aliases FROM entities WHERE key = ?`, e.Key).
-		Scan(&name, &typ, &desc, &aliasJSON)
-	if errors.Is(err, sql.ErrNoRows) {
-		if e.Name == "" {
-			e.Name = e.Key
-		}
-		aliases, err := json.Marshal(mergeSorted(e.Aliases, []string{e.Name}))
-		if err != nil {
-			return err
-		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO entities (key, name, type, description, aliases) VALUES (?, ?, ?, ?, ?)`,
-			e.Key, e.Name, e.Type, e.Description, string(aliases))
-		return err
-	}
+// putEntity merges e into the entity its key holds (graphrag.MergeEntity), or inserts it; one named only
+// as a relation's end is left as it is when it exists. An unchanged entity is not rewritten, which spares
+// its full-text entry.
+func putEntity(ctx context.Context, tx *sql.Tx, e graphrag.PlannedEntity) error {
+	stored, err := readEntity(ctx, tx, e.Key)
 	if err != nil {
 		return err
 	}
-	var old []string
-	if err := json.Unmarshal([]byte(aliasJSON), &old); err != nil {
-		return fmt.Errorf("aliases: %w", err)
-	}
-	merged := mergeSorted(old, append(slices.Clone(e.Aliases), e.Name))
-	newType, newDesc := typ, desc
-	if newType == "" {
-		newType = e.Type
-	}
-	if len(e.Description) > len(desc) {
-		newDesc = e.Description
-	}
-	if slices.Equal(merged, old) && newType == typ && newDesc == desc {
+	if stored.Key != "" && e.EndOnly {
 		return nil
 	}
-	aliases, err := json.Marshal(merged)
+	merged := graphrag.MergeEntity(stored, e.Entity)
+	if stored.Key != "" && graphrag.SameEntity(stored, merged) {
+		return nil
+	}
+	aliases, err := json.Marshal(merged.Aliases)
 	if err != nil {
+		return err
+	}
+	if stored.Key == "" {
+		_, err = tx.ExecContext(ctx, `INSERT INTO entities (key, name, type, description, aliases) VALUES (?, ?, ?, ?, ?)`,
+			merged.Key, merged.Name, merged.Type, merged.Description, string(aliases))
 		return err
 	}
 	_, err = tx.ExecContext(ctx, `UPDATE entities SET type = ?, description = ?, aliases = ? WHERE key = ?`,
-		newType, newDesc, string(aliases), e.Key)
+		merged.Type, merged.Description, string(aliases), merged.Key)
 	return err
+}
+
+// readEntity returns the entity key holds, without provenance; the zero Entity when there is none.
+func readEntity(ctx context.Context, tx *sql.Tx, key string) (graphrag.Entity, error) {
+	e := graphrag.Entity{Key: key}
+	var aliases string
+	found, err := scanOne(ctx, tx, `SELECT name, type, description, aliases FROM entities WHERE key = ?`, key,
+		&e.Name, &e.Type, &e.Description, &aliases)
+	if err != nil || !found {
+		return graphrag.Entity{}, err
+	}
+	if err := json.Unmarshal([]byte(aliases), &e.Aliases); err != nil {
+		return graphrag.Entity{}, fmt.Errorf("aliases: %w", err)
+	}
+	return e, nil
+}
+
+// scanOne scans the row q selects by arg into dest; found is false when there is none.
+func scanOne(ctx context.Context, tx *sql.Tx, q string, arg any, dest ...any) (found bool, err error) {
+	err = tx.QueryRowContext(ctx, q, arg).Scan(dest...)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	return err == nil, err
 }
 
 // addMentions records that these chunks mention the entity; chunk IDs not in the store are skipped.
@@ -140,33 +138,18 @@ func addMentions(ctx context.Context, tx *sql.Tx, key string, chunkIDs []string)
 	return nil
 }
 
-// putRelation makes sure both ends exist and are mentioned by the supporting chunks, merges the relation
-// and records its support.
-func putRelation(ctx context.Context, tx *sql.Tx, r graphrag.Relation, chunkID string, dim int) error {
-	support := append([]string{chunkID}, r.ChunkIDs...)
-	ends := []struct{ key, name string }{{r.Source, r.SourceName}, {r.Target, r.TargetName}}
-	for _, end := range ends {
-		name := end.name
-		if name == "" {
-			name = end.key
-		}
-		aliases, err := json.Marshal([]string{name})
-		if err != nil {
-			return err
-		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO entities (key, name, aliases) VALUES (?, ?, ?)
-			ON CONFLICT (key) DO NOTHING`, end.key, name, string(aliases))
-		if err != nil {
-			return err
-		}
-		if err := addMentions(ctx, tx, end.key, support); err != nil {
-			return err
-		}
-	}
-	if err := mergeRelation(ctx, tx, r, dim); err != nil {
+// putRelation merges r into the relation its ID holds (graphrag.MergeRelation), or inserts it, and records
+// its supporting chunks; its ends are in the store by now. An unchanged relation is not rewritten.
+func putRelation(ctx context.Context, tx *sql.Tx, r graphrag.Relation) error {
+	stored, err := readRelation(ctx, tx, r.ID)
+	if err != nil {
 		return err
 	}
-	for _, id := range unique(support) {
+	merged := graphrag.MergeRelation(stored, r)
+	if err := writeRelation(ctx, tx, stored, merged); err != nil {
+		return err
+	}
+	for _, id := range r.ChunkIDs {
 		_, err := tx.ExecContext(ctx, `INSERT INTO relation_chunks (relation_id, chunk_id)
 			SELECT ?, id FROM chunks WHERE id = ? ON CONFLICT DO NOTHING`, r.ID, id)
 		if err != nil {
@@ -176,79 +159,50 @@ func putRelation(ctx context.Context, tx *sql.Tx, r graphrag.Relation, chunkID s
 	return nil
 }
 
-// mergeRelation inserts r or merges it into the stored relation of its ID: ends and type stay, the
-// longer description wins, values are merged with r's taking precedence.
-func mergeRelation(ctx context.Context, tx *sql.Tx, r graphrag.Relation, dim int) error {
+// readRelation returns the relation id holds, without provenance; the zero Relation when there is none.
+func readRelation(ctx context.Context, tx *sql.Tx, id string) (graphrag.Relation, error) {
+	r := graphrag.Relation{ID: id}
+	var vals string
 	var vec []byte
-	if r.Embedding != nil {
-		if len(r.Embedding) != dim {
-			return fmt.Errorf("relation %s: vector of dimension %d, the store's is %d: %w", r.ID, len(r.Embedding), dim, graphrag.ErrDimension)
-		}
-		vec = encodeVector(r.Embedding)
+	found, err := scanOne(ctx, tx, `SELECT source, target, type, description, vals, embedding FROM relations WHERE id = ?`, id,
+		&r.Source, &r.Target, &r.Type, &r.Description, &vals, &vec)
+	if err != nil || !found {
+		return graphrag.Relation{}, err
 	}
-	var desc, valJSON string
-	var oldVec []byte
-	err := tx.QueryRowContext(ctx, `SELECT description, vals, embedding FROM relations WHERE id = ?`, r.ID).Scan(&desc, &valJSON, &oldVec)
-	if errors.Is(err, sql.ErrNoRows) {
-		typ := r.Type
-		if typ == "" {
-			typ = graphrag.NormalizeRelationType("")
+	if err := json.Unmarshal([]byte(vals), &r.Values); err != nil {
+		return graphrag.Relation{}, fmt.Errorf("values: %w", err)
+	}
+	if vec != nil {
+		if r.Embedding, err = decodeVector(vec, len(vec)/4); err != nil {
+			return graphrag.Relation{}, err
 		}
-		vals, err := json.Marshal(nonNilMap(r.Values))
-		if err != nil {
-			return err
-		}
+	}
+	return r, nil
+}
+
+// writeRelation inserts merged, or updates stored to it when a value changed.
+func writeRelation(ctx context.Context, tx *sql.Tx, stored, merged graphrag.Relation) error {
+	vals, err := json.Marshal(merged.Values)
+	if err != nil {
+		return err
+	}
+	var vec []byte
+	if merged.Embedding != nil {
+		vec = encodeVector(merged.Embedding)
+	}
+	if stored.ID == "" {
 		_, err = tx.ExecContext(ctx, `INSERT INTO relations (id, source, target, type, description, vals, embedding)
-			VALUES (?, ?, ?, ?, ?, ?, ?)`, r.ID, r.Source, r.Target, typ, r.Description, string(vals), vec)
+			VALUES (?, ?, ?, ?, ?, ?, ?)`, merged.ID, merged.Source, merged.Target, merged.Type, merged.Description, string(vals), vec)
 		return err
 	}
+	was, err := json.Marshal(stored.Values) // as JSON: a value read back as 5921.0 equals the 5921 put
 	if err != nil {
 		return err
 	}
-	old := map[string]any{}
-	if err := json.Unmarshal([]byte(valJSON), &old); err != nil {
-		return fmt.Errorf("values: %w", err)
-	}
-	merged := maps.Clone(old)
-	maps.Copy(merged, r.Values)
-	newDesc := desc
-	if len(r.Description) > len(desc) {
-		newDesc = r.Description
-	}
-	vals, err := json.Marshal(merged)
-	if err != nil {
-		return err
-	}
-	if vec == nil {
-		vec = oldVec // a relation's sentence names its ends and type, which stay: its vector stays too
-	}
-	if newDesc == desc && jsonEqual(vals, valJSON) && bytes.Equal(vec, oldVec) {
+	if merged.Description == stored.Description && bytes.Equal(vals, was) && slices.Equal(merged.Embedding, stored.Embedding) {
 		return nil
 	}
 	_, err = tx.ExecContext(ctx, `UPDATE relations SET description = ?, vals = ?, embedding = ? WHERE id = ?`,
-		newDesc, string(vals), vec, r.ID)
+		merged.Description, string(vals), vec, merged.ID)
 	return err
-}
-
-// jsonEqual reports whether two JSON texts hold the same value.
-func jsonEqual(a []byte, b string) bool {
-	var x, y any
-	if json.Unmarshal(a, &x) != nil || json.Unmarshal([]byte(b), &y) != nil {
-		return false
-	}
-	return reflect.DeepEqual(x, y)
-}
-
-func nonNilMap(m map[string]any) map[string]any {
-	if m == nil {
-		return map[string]any{}
-	}
-	return m
-}
-
-// mergeSorted is the sorted union of a and b without empty strings.
-func mergeSorted(a, b []string) []string {
-	out := unique(append(slices.Clone(a), b...))
-	slices.Sort(out)
-	return out
 }

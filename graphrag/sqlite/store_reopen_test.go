@@ -35,7 +35,7 @@ func fill(t *testing.T, s *Store, name string) []string {
 	munich := graphrag.Entity{Key: "munich", Name: "Munich"}
 	delhi := graphrag.Entity{Key: "delhi", Name: "Delhi"}
 	x := graphrag.Extraction{ChunkID: chunks[0].ID, Entities: []graphrag.Entity{munich, delhi},
-		Relations: []graphrag.Relation{{Source: "delhi", Target: "munich", Type: "DISTANCE_FROM", Values: map[string]any{"distance_km": 5921}}}}
+		Relations: []graphrag.Relation{{ID: graphrag.RelationID("delhi", "DISTANCE_FROM", "munich"), Source: "delhi", Target: "munich", Type: "DISTANCE_FROM", Values: map[string]any{"distance_km": 5921}}}}
 	if err := s.PutExtraction(ctx, x); err != nil {
 		t.Fatalf("PutExtraction: %v", err)
 	}

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"testing"
@@ -12,6 +13,8 @@ var graphCases = []testCase{
 	{"PutExtraction twice leaves no duplicates", testExtractionTwice},
 	{"documents sharing an entity make one entity with both provenances", testSharedEntity},
 	{"a relation from two chunks unions provenance and values", testSharedRelation},
+	{"descriptions in any script merge by characters, not bytes", testNonASCIIMerge},
+	{"an extraction without its keys and IDs is refused", testUnresolvedExtraction},
 	{"Entities skips unknown keys and keeps the order asked", testEntitiesOrder},
 	{"SearchEntities finds names and aliases", testSearchEntities},
 }
@@ -179,4 +182,66 @@ func testSearchEntities(t *testing.T, f *fixture) {
 			t.Errorf("SearchEntities(%q) = %d entities, %v; want no error, at most 3", q, len(got), err)
 		}
 	}
+}
+
+// Each later description is longer than the kept one in one measure and shorter in the other: the store
+// that keeps the longer by characters ends with the second, one that counted bytes with the third.
+func testNonASCIIMerge(t *testing.T, f *fixture) {
+	d := f.doc("münchen.txt", "München, Zürich")
+	cs := f.chunks(d, "慕尼黑", "Munich, capital of Bavaria", "ミュンヘン")
+	descriptions := []string{
+		"慕尼黑是巴伐利亚州首府",                 // 11 characters, 33 bytes
+		"capital of Bavaria, Germany", // 27 characters, 27 bytes: more characters, fewer bytes
+		"ミュンヘンはドイツ南部の大都市です",           // 17 characters, 51 bytes: fewer characters, more bytes
+	}
+	names := []string{"München", "Munchen", "MÜNCHEN"}
+	zurich := ent("Zürich", "CITY", "Stadt in der Schweiz")
+	for i, c := range cs {
+		munich := ent(names[i], "CITY", descriptions[i])
+		r := rel(munich, "DISTANCE_TO", zurich, map[string]any{"distance_km": 242})
+		r.Description = descriptions[i]
+		f.extract(c.ID, []graphrag.Entity{munich, zurich}, r)
+	}
+	key := graphrag.NormalizeKey(names[0])
+	e := f.entity(key)
+	if e.Description != descriptions[1] {
+		t.Errorf("entity description %q, want the one of most characters %q", e.Description, descriptions[1])
+	}
+	if e.Name != names[0] || !sameSet(e.Aliases, names) || len(e.Aliases) != 3 {
+		t.Errorf("entity name %q aliases %q, want the first name and every spelling once", e.Name, e.Aliases)
+	}
+	if z := f.entity(zurich.Key); z.Name != "Zürich" || z.Description != zurich.Description || !slices.Equal(z.Aliases, []string{"Zürich"}) {
+		t.Errorf("Zürich = %+v, want its name, description and one alias unchanged by three merges", z)
+	}
+	edges := f.neighborhood([]string{key}, 1, 10)
+	if len(edges) != 1 {
+		t.Fatalf("Neighborhood = %d edges, want 1", len(edges))
+	}
+	if edges[0].Description != descriptions[1] {
+		t.Errorf("relation description %q, want the one of most characters %q", edges[0].Description, descriptions[1])
+	}
+	if len(edges[0].ChunkIDs) != 3 || edges[0].SourceName != names[0] || edges[0].TargetName != "Zürich" {
+		t.Errorf("relation %+v, want three supporting chunks between München and Zürich", edges[0])
+	}
+}
+
+func testUnresolvedExtraction(t *testing.T, f *fixture) {
+	d := f.doc("raw.txt", "raw")
+	cs := f.chunks(d, "Munich and Delhi")
+	munich, delhi := ent("Munich", "CITY", ""), ent("Delhi", "CITY", "")
+	noID := rel(munich, "NEAR", delhi, nil)
+	noID.ID = ""
+	tests := []struct {
+		name string
+		x    graphrag.Extraction
+	}{
+		{"entity without a key", graphrag.Extraction{ChunkID: cs[0].ID, Entities: []graphrag.Entity{{Name: "Munich"}}}},
+		{"relation without an ID", graphrag.Extraction{ChunkID: cs[0].ID, Entities: []graphrag.Entity{munich, delhi}, Relations: []graphrag.Relation{noID}}},
+	}
+	for _, tc := range tests {
+		if err := f.s.PutExtraction(f.ctx, tc.x); !errors.Is(err, graphrag.ErrUnresolved) {
+			t.Errorf("%s: PutExtraction = %v, want graphrag.ErrUnresolved", tc.name, err)
+		}
+	}
+	f.wantStats("after refused extractions", graphrag.Stats{Documents: 1, Chunks: 1})
 }
