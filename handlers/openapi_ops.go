@@ -88,6 +88,14 @@ func apiOperations() []apiOp {
 			Result: apiv1.Conversation{}},
 		{Method: "DELETE", Path: "/api/v1/conversations/:id", Tag: "conversations", Summary: "Delete a conversation", Status: 204},
 
+		{Method: "GET", Path: "/v1/models", Tag: "openai", Summary: "The models: one, hopwise", Result: modelListJSON{}, OpenAIErrors: true},
+		{Method: "POST", Path: "/v1/chat/completions", Tag: "openai", Summary: "Ask in OpenAI's chat completions protocol",
+			Description: "The last message is the question (the user's); the user and assistant messages before it are the " +
+				"conversation. The answer cites its sources as [n], lists them under the text and gives them as data in citations; " +
+				"hopwise.not_found is true when the documents do not answer. Sampling settings are ignored.",
+			Body: chatRequest{}, Result: completionJSON{}, OpenAIErrors: true,
+			Stream: "With stream: true, chat.completion.chunk events ending in data: [DONE]; the last chunk before it holds " +
+				"finish_reason, citations, usage and hopwise. With hopwise_steps, the agent's steps come as chunks with no choices and a hopwise_event."},
 		{Method: "POST", Path: "/mcp", Tag: "mcp", Summary: "The MCP server (streamable HTTP, stateless)",
 			Description: "Model Context Protocol over streamable HTTP: tools search, ask, list_documents, get_passage and " +
 				"graph_neighbourhood. Send JSON-RPC with Accept: application/json, text/event-stream; point an MCP client at this URL.",

@@ -148,6 +148,7 @@ func (s *server) routes(e *echo.Echo) {
 
 	s.routesV1(e, askLimit, uploadLimit)
 	s.routeMCP(e)
+	s.routesOpenAI(e, askLimit)
 }
 
 // NewHTTPServer wraps h with the timeouts that protect against slow clients (Slowloris): headers must
