@@ -7,6 +7,7 @@ package mcpserver
 import (
 	"cmp"
 	"context"
+	"io"
 	"log/slog"
 	"net/http"
 
@@ -66,7 +67,12 @@ func HTTPHandler(srv *mcp.Server, logger *slog.Logger) http.Handler {
 	})
 }
 
-// ServeStdio serves srv on the process's standard input and output until the client disconnects or ctx ends.
-func ServeStdio(ctx context.Context, srv *mcp.Server) error {
-	return srv.Run(ctx, &mcp.StdioTransport{})
+// ServeIO serves srv over newline-delimited JSON-RPC on in and out (a process's standard input and output,
+// as MCP's stdio transport is) until the client closes in or ctx ends.
+func ServeIO(ctx context.Context, srv *mcp.Server, in io.Reader, out io.Writer) error {
+	return srv.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(in), Writer: nopCloser{out}})
 }
+
+type nopCloser struct{ io.Writer }
+
+func (nopCloser) Close() error { return nil }

@@ -1,0 +1,45 @@
+package main
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/hopwise/hopwise/handlers/webtest"
+	"github.com/hopwise/hopwise/mcpserver/mcptest"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// TestMCPCommandOverStdio starts `hopwise mcp` as an MCP client does, a process spoken to on its stdin
+// and stdout, and uses every tool over the sample documents with the scripted model.
+func TestMCPCommandOverStdio(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	bin := buildHopwise(t)
+	model := webtest.ScriptedModel(t, webtest.Options{})
+	data := t.TempDir()
+	env := []string{"EMBED_DIM=256", "LLM_MODEL=test-model"}
+	ingest := hopwiseCmd(context.Background(), bin, data, model.URL(), "ingest", demoDir)
+	ingest.Env = append(ingest.Env, env...)
+	if out, err := ingest.CombinedOutput(); err != nil {
+		t.Fatalf("ingest: %v\n%s", err, out)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := hopwiseCmd(ctx, bin, data, model.URL(), "mcp")
+	cmd.Env = append(cmd.Env, env...)
+	progress := &mcptest.Progress{}
+	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, &mcp.ClientOptions{ProgressNotificationHandler: progress.Handler})
+	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	mcptest.Exercise(t, cs, webtest.DelhiQuestion, "600 EUR", progress)
+	if err := cs.Close(); err != nil {
+		t.Errorf("close: %v", err)
+	}
+	if code := cmd.ProcessState.ExitCode(); code != 0 {
+		t.Errorf("hopwise mcp exited with %d after its client closed stdin", code)
+	}
+}
