@@ -31,14 +31,15 @@ test-local-reference: models
 e2e:
 	$(GO) test -count=1 -v ./e2e/
 
-## build: compile the hopwise binary into bin/
+## build: compile the hopwise binary into bin/, its version (`hopwise version`) from git describe
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 build:
-	$(GO) build -o $(BIN) ./cmd/hopwise
+	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/hopwise
 
-## test: every unit and contract test under the race detector, then each fuzz target briefly
+## test: every unit and contract test under the race detector (the dev Neo4j started, chromium found when
+## installed), then each fuzz target briefly, then a summary of what was skipped, why and how to run it
 test:
-	$(GO) test -race -count=1 $(PKGS)
-	FUZZTIME=$(FUZZTIME) scripts/fuzz.sh
+	@GO=$(GO) PKGS="$(PKGS)" FUZZTIME=$(FUZZTIME) scripts/test.sh
 
 ## test-slow: tests that disturb shared services (stops and restarts the dev Neo4j mid-test)
 test-slow:

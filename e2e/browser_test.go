@@ -4,6 +4,7 @@
 package e2e
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -22,7 +23,9 @@ import (
 	"github.com/hopwise/hopwise/handlers/webtest"
 )
 
-const chromium = "/usr/bin/chromium"
+// chromium is the browser the journey drives: HOPWISE_CHROMIUM (make test sets it to the chromium it finds),
+// else Debian's.
+var chromium = cmp.Or(os.Getenv("HOPWISE_CHROMIUM"), "/usr/bin/chromium")
 
 // cspProbe records Content-Security-Policy violations of every page, before any of its scripts runs.
 const cspProbe = `window.__violations = [];
@@ -59,7 +62,7 @@ func startServer(t *testing.T, app *webtest.App) string {
 func newSession(t *testing.T, base string, extra ...chromedp.ExecAllocatorOption) *session {
 	t.Helper()
 	if _, err := os.Stat(chromium); err != nil {
-		t.Skipf("end-to-end tests need Debian's chromium at %s (apt-get install -y chromium): %v", chromium, err)
+		t.Skipf("end-to-end tests need chromium at %s (apt-get install -y chromium, or set HOPWISE_CHROMIUM): %v", chromium, err)
 	}
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(chromium),
@@ -170,7 +173,7 @@ func (s *session) checkPage(where string) {
 
 func TestBrowserJourney(t *testing.T) {
 	if _, err := os.Stat(chromium); err != nil {
-		t.Skipf("end-to-end tests need Debian's chromium at %s (apt-get install -y chromium): %v", chromium, err)
+		t.Skipf("end-to-end tests need chromium at %s (apt-get install -y chromium, or set HOPWISE_CHROMIUM): %v", chromium, err)
 	}
 	corpus := webtest.DemoCorpus(t)
 	app := webtest.New(t, webtest.Options{TokenDelay: 15 * time.Millisecond})

@@ -12,7 +12,7 @@ import (
 	"strings"
 )
 
-// Question categories of the set (see shared/eval/README.md).
+// Question categories of a set (samples.Questions describes them).
 const (
 	Factual      = "factual"
 	ExactID      = "exact_id"

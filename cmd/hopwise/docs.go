@@ -54,7 +54,11 @@ func storedDocuments(ctx context.Context, cfg *config.Config, logger *slog.Logge
 		return nil, err
 	}
 	defer a.Close()
-	return a.store.Documents(ctx)
+	docs, err := a.store.Documents(ctx)
+	if docs == nil && err == nil {
+		docs = []graphrag.Document{} // JSON [] rather than null
+	}
+	return docs, err
 }
 
 func docStatus(d graphrag.Document) string {

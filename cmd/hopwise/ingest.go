@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"log/slog"
@@ -16,23 +17,39 @@ import (
 	"github.com/hopwise/hopwise/config"
 	"github.com/hopwise/hopwise/graphrag"
 	"github.com/hopwise/hopwise/graphrag/parse"
+	"github.com/hopwise/hopwise/samples"
 	"github.com/hopwise/hopwise/urlfetch"
 )
 
 func (c *cli) ingestCommand() *cobra.Command {
+	var withSamples bool
 	cmd := &cobra.Command{
-		Use:   "ingest PATH|URL...",
+		Use:   "ingest [--samples] PATH|URL...",
 		Short: "ingest files, folders or web pages and wait until they are done",
 		Long: `Ingest files, folders (.txt .md .html .pdf .docx below them) or public web pages (http and https URLs,
 which pass a guard against private addresses), each parsed, chunked, embedded and its entity graph
 extracted, and wait until they are done. Each file is reported on stdout as it ends (done, FAIL with the
-reason, skip); one that fails does not stop the others. An interrupted ingest resumes where it stopped.`,
-		Example: `  hopwise ingest ~/notes
+reason, skip); one that fails does not stop the others. An interrupted ingest resumes where it stopped.
+--samples adds the sample documents this binary carries (six short files about a fictional company, its
+travel policy and EU flight compensation), to try Hopwise without files of your own.`,
+		Example: `  hopwise ingest --samples
+  hopwise ingest ~/notes
   hopwise ingest report.pdf https://example.org/page.html`,
-		Args: cobra.MinimumNArgs(1),
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 && !withSamples {
+				return errors.New("name at least one file, folder or URL, or --samples")
+			}
+			return nil
+		},
 	}
+	cmd.Flags().BoolVar(&withSamples, "samples", false, "also ingest the sample documents carried by the binary")
 	cfg := c.settings(cmd, storeFlags, modelFlags, ingestFlags)
 	cmd.RunE = c.action(cfg, func(ctx context.Context, cfg *config.Config, logger *slog.Logger, args []string) error {
+		if withSamples {
+			for _, d := range samples.List() {
+				args = append(args, sampleSource+d.Name)
+			}
+		}
 		return ingest(ctx, c.e, cfg, logger, args)
 	})
 	return cmd
@@ -73,8 +90,20 @@ func ingest(ctx context.Context, e *env, cfg *config.Config, logger *slog.Logger
 	return nil
 }
 
-// submitSource submits a file, or a web page fetched through urlfetch's guard against private addresses.
+// sampleSource marks a source that names one of the sample documents (package samples).
+const sampleSource = "sample:"
+
+// submitSource submits a file, a sample document, or a web page fetched through urlfetch's guard against
+// private addresses.
 func submitSource(ctx context.Context, in *graphrag.Ingester, source string, maxPage int64) (graphrag.Document, bool, error) {
+	if name, ok := strings.CutPrefix(source, sampleSource); ok {
+		for _, d := range samples.List() {
+			if d.Name == name {
+				return in.Submit(ctx, d.Name, bytes.NewReader(d.Body))
+			}
+		}
+		return graphrag.Document{}, false, fmt.Errorf("no sample document %q", name)
+	}
 	if !isURL(source) {
 		return submitFile(ctx, in, source)
 	}
@@ -98,12 +127,12 @@ func submitFile(ctx context.Context, in *graphrag.Ingester, path string) (graphr
 }
 
 // collectFiles expands folders into the supported files below them, sorted; named files are kept whatever
-// their extension so that an unsupported one gets its own clear error. Web addresses follow the files, in
-// the order given.
+// their extension so that an unsupported one gets its own clear error. Web addresses and sample documents
+// follow the files, in the order given.
 func collectFiles(args []string) (files, skipped []string, err error) {
 	var urls []string
 	for _, a := range args {
-		if isURL(a) {
+		if isURL(a) || strings.HasPrefix(a, sampleSource) {
 			urls = append(urls, a)
 			continue
 		}
