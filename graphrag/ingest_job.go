@@ -94,11 +94,11 @@ func (in *Ingester) parse(ctx context.Context, doc *Document) ([]Chunk, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read source: %w", err)
 	}
-	parsed, err := parse.Parse(doc.Name, bytes.NewReader(src), parse.Limits{MaxBytes: in.opt.MaxBytes})
+	parsed, err := parse.Parse(ctx, doc.Name, bytes.NewReader(src), parse.Limits{MaxBytes: in.opt.MaxBytes}, in.logger)
 	if err != nil {
 		return nil, err
 	}
-	pieces, err := chunk.Split(parsed.Title, parsed.Markdown, chunk.Options{MaxTokens: in.opt.MaxTokens, MaxChunks: in.opt.MaxChunks})
+	pieces, err := chunk.Split(ctx, parsed.Title, parsed.Markdown, chunk.Options{MaxTokens: in.opt.MaxTokens, MaxChunks: in.opt.MaxChunks})
 	if err != nil {
 		return nil, err
 	}

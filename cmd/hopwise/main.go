@@ -9,6 +9,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/hopwise/hopwise/graphrag/parse"
 )
 
 // Exit codes, documented in README.md.
@@ -20,6 +22,7 @@ const (
 )
 
 func main() {
+	parse.ServePDFChild() // when started to read one PDF, this process does only that, then exits
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()

@@ -10,6 +10,7 @@
 package chunk
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -55,11 +56,15 @@ func (o Options) withDefaults() Options {
 }
 
 // Split cuts markdown into chunks whose Text starts with the document title
-// and section path. Blank markdown gives no chunks.
-func Split(title, markdown string, opt Options) ([]Chunk, error) {
+// and section path. Blank markdown gives no chunks. It stops between
+// sections once ctx ends, with ctx's error.
+func Split(ctx context.Context, title, markdown string, opt Options) ([]Chunk, error) {
 	opt = opt.withDefaults()
 	s := &splitter{src: markdown, title: strings.TrimSpace(title), opt: opt}
 	for _, sec := range scanSections(markdown, s.title) {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("chunk: %w", err)
+		}
 		if !s.section(sec) {
 			about := int64(len(s.chunks)) * int64(len(markdown)) / int64(max(1, s.pos))
 			return nil, fmt.Errorf("chunk: %w: document needs more than %d chunks (about %d), cap %d",

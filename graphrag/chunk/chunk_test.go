@@ -1,6 +1,7 @@
 package chunk
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -130,7 +131,7 @@ func TestSplitSections(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			chunks, err := Split(tt.title, tt.src, Options{})
+			chunks, err := Split(context.Background(), tt.title, tt.src, Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -146,7 +147,7 @@ func TestSplitSections(t *testing.T) {
 }
 
 func TestSplitText(t *testing.T) {
-	chunks, err := Split("Guide", "Intro.\n\n## Rules\n\nBody.", Options{})
+	chunks, err := Split(context.Background(), "Guide", "Intro.\n\n## Rules\n\nBody.", Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +157,7 @@ func TestSplitText(t *testing.T) {
 			t.Errorf("chunk %d text = %q, want %q", i, c.Text, want[i])
 		}
 	}
-	untitled, _ := Split("", "## Rules\n\nBody.", Options{})
+	untitled, _ := Split(context.Background(), "", "## Rules\n\nBody.", Options{})
 	if len(untitled) != 1 || untitled[0].Text != "Rules\n\nBody." {
 		t.Errorf("untitled = %+v", untitled)
 	}
@@ -173,7 +174,7 @@ func sentences(n int) string {
 func TestSplitLongParagraph(t *testing.T) {
 	src := "# T\n\n" + sentences(60)
 	opt := Options{MaxTokens: 100}
-	chunks, err := Split("T", src, opt)
+	chunks, err := Split(context.Background(), "T", src, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,7 +213,7 @@ func TestSplitWordsAndRunes(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			opt := Options{MaxTokens: 64}
-			chunks, err := Split("T", tt.src, opt)
+			chunks, err := Split(context.Background(), "T", tt.src, opt)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -244,7 +245,7 @@ func table(rows int, cell string) string {
 func TestSplitTable(t *testing.T) {
 	t.Run("fits: stays whole", func(t *testing.T) {
 		src := "# T\n\nBefore.\n\n" + table(10, "Land") + "\nAfter."
-		chunks, _ := Split("T", src, Options{MaxTokens: 200})
+		chunks, _ := Split(context.Background(), "T", src, Options{MaxTokens: 200})
 		checkChunks(t, "T", src, Options{MaxTokens: 200}, chunks)
 		found := false
 		for _, c := range chunks {
@@ -257,7 +258,7 @@ func TestSplitTable(t *testing.T) {
 	t.Run("too large: split between rows with the header repeated", func(t *testing.T) {
 		src := "# T\n\n" + table(80, "Land")
 		opt := Options{MaxTokens: 120}
-		chunks, err := Split("T", src, opt)
+		chunks, err := Split(context.Background(), "T", src, opt)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -286,7 +287,7 @@ func TestSplitTable(t *testing.T) {
 		big := strings.Repeat("word ", 300)
 		src := table(2, "x") + "| Huge | " + big + "| 1 km |\n" + "| After | y | 2 km |\n"
 		opt := Options{MaxTokens: 100}
-		chunks, _ := Split("T", src, opt)
+		chunks, _ := Split(context.Background(), "T", src, opt)
 		checkChunks(t, "T", src, opt, chunks)
 		var hugeChunk *Chunk
 		for i, c := range chunks {
@@ -304,7 +305,7 @@ func TestSplitTable(t *testing.T) {
 	t.Run("text glued before the header", func(t *testing.T) {
 		src := "Lead line\n" + table(60, "Land")
 		opt := Options{MaxTokens: 120}
-		chunks, _ := Split("T", src, opt)
+		chunks, _ := Split(context.Background(), "T", src, opt)
 		checkChunks(t, "T", src, opt, chunks)
 		if !strings.HasPrefix(chunks[0].Body, "Lead line") || !strings.Contains(chunks[1].Body, "| city |") {
 			t.Errorf("bodies = %q", bodies(chunks))
@@ -322,7 +323,7 @@ func TestSplitList(t *testing.T) {
 	}
 	src := "## Rules\n\n" + b.String()
 	opt := Options{MaxTokens: 120}
-	chunks, err := Split("T", src, opt)
+	chunks, err := Split(context.Background(), "T", src, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -358,7 +359,7 @@ func TestSplitCodeBlockByLines(t *testing.T) {
 	}
 	b.WriteString("```\n")
 	opt := Options{MaxTokens: 100}
-	chunks, _ := Split("T", b.String(), opt)
+	chunks, _ := Split(context.Background(), "T", b.String(), opt)
 	checkChunks(t, "T", b.String(), opt, chunks)
 	for _, c := range chunks {
 		for _, l := range strings.Split(c.Body, "\n") {
@@ -373,7 +374,7 @@ func TestSplitLongHeadings(t *testing.T) {
 	h := strings.Repeat("very long heading words ", 60)
 	src := "# " + h + "\n\n## " + h + "\n\nbody text here.\n"
 	opt := Options{MaxTokens: 100}
-	chunks, err := Split("T", src, opt)
+	chunks, err := Split(context.Background(), "T", src, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -385,7 +386,7 @@ func TestSplitLongHeadings(t *testing.T) {
 
 func TestSplitEmpty(t *testing.T) {
 	for _, src := range []string{"", "  \n\n\t", "\n"} {
-		chunks, err := Split("T", src, Options{})
+		chunks, err := Split(context.Background(), "T", src, Options{})
 		if err != nil || len(chunks) != 0 {
 			t.Errorf("Split(%q) = %v, %v; want no chunks", src, chunks, err)
 		}
@@ -394,13 +395,27 @@ func TestSplitEmpty(t *testing.T) {
 
 func TestSplitTooManyChunks(t *testing.T) {
 	src := "# A\n\na\n\n# B\n\nb\n\n# C\n\nc\n\n# D\n\nd\n\n# E\n\ne\n"
-	_, err := Split("T", src, Options{MaxChunks: 3})
+	_, err := Split(context.Background(), "T", src, Options{MaxChunks: 3})
 	if !errors.Is(err, ErrTooManyChunks) || !strings.Contains(err.Error(), "cap 3") || !strings.Contains(err.Error(), "more than 3 chunks") {
 		t.Fatalf("err = %v, want ErrTooManyChunks naming the count and the cap", err)
 	}
-	chunks, err := Split("T", src, Options{MaxChunks: 5})
+	chunks, err := Split(context.Background(), "T", src, Options{MaxChunks: 5})
 	if err != nil || len(chunks) != 5 {
 		t.Fatalf("at the cap: %d chunks, %v", len(chunks), err)
+	}
+}
+
+// A cancelled job (its document deleted) stops splitting instead of cutting the rest of a long document.
+func TestSplitStopsWithItsContext(t *testing.T) {
+	src := strings.Repeat("## Section\n\nSome text of the section.\n\n", 100)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	chunks, err := Split(ctx, "T", src, Options{})
+	if !errors.Is(err, context.Canceled) || chunks != nil {
+		t.Errorf("Split with a cancelled context = %d chunks, %v; want none and context.Canceled", len(chunks), err)
+	}
+	if chunks, err := Split(context.Background(), "T", src, Options{}); err != nil || len(chunks) != 100 {
+		t.Errorf("Split = %d chunks, %v; want 100", len(chunks), err)
 	}
 }
 
@@ -464,7 +479,7 @@ func TestBySentences(t *testing.T) {
 func TestSplitStopsAtTheCap(t *testing.T) {
 	src := strings.Repeat(sentences(50)+"\n\n", 1500) // about 10 MB, one section
 	start := time.Now()
-	_, err := Split("Big", src, Options{MaxChunks: 20})
+	_, err := Split(context.Background(), "Big", src, Options{MaxChunks: 20})
 	if !errors.Is(err, ErrTooManyChunks) {
 		t.Fatalf("err = %v", err)
 	}

@@ -1,6 +1,7 @@
 package chunk_test
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -24,11 +25,11 @@ func TestDemoCorpus(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer f.Close()
-			doc, err := parse.Parse(filepath.Base(path), f, parse.Limits{})
+			doc, err := parse.Parse(context.Background(), filepath.Base(path), f, parse.Limits{}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
-			chunks, err := chunk.Split(doc.Title, doc.Markdown, chunk.Options{})
+			chunks, err := chunk.Split(context.Background(), doc.Title, doc.Markdown, chunk.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -52,14 +53,14 @@ func TestDistanceTableWhole(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	doc, err := parse.Parse("munich-city-distances.md", strings.NewReader(string(data)), parse.Limits{})
+	doc, err := parse.Parse(context.Background(), "munich-city-distances.md", strings.NewReader(string(data)), parse.Limits{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if doc.Title != "Distances from Munich to major cities" {
 		t.Fatalf("title = %q", doc.Title)
 	}
-	chunks, err := chunk.Split(doc.Title, doc.Markdown, chunk.Options{})
+	chunks, err := chunk.Split(context.Background(), doc.Title, doc.Markdown, chunk.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package chunk
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -30,7 +31,7 @@ func FuzzSplit(f *testing.F) {
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			chunks, err = Split(title, src, opt)
+			chunks, err = Split(context.Background(), title, src, opt)
 		}()
 		select {
 		case <-done:

@@ -1,6 +1,7 @@
 package chunk
 
 import (
+	"context"
 	"fmt"
 	"reflect"
 	"strings"
@@ -19,14 +20,14 @@ func TestWindowedParsingMatchesWholeParsing(t *testing.T) {
 		b.WriteString("```\ncode line\n\nmore code after a blank line\n```\n\n")
 	}
 	doc := b.String()
-	whole, err := Split("Guide", doc, Options{MaxTokens: 80})
+	whole, err := Split(context.Background(), "Guide", doc, Options{MaxTokens: 80})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer func(w int) { window = w }(window)
 	for _, size := range []int{64, 200, 1000} {
 		window = size
-		got, err := Split("Guide", doc, Options{MaxTokens: 80})
+		got, err := Split(context.Background(), "Guide", doc, Options{MaxTokens: 80})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -4,13 +4,17 @@
 //
 // Parse reads its input once, through a size limit, and never panics: input
 // that cannot be read is reported with one of the sentinel errors below,
-// wrapped with a readable reason.
+// wrapped with a readable reason. A binary that parses PDFs calls
+// ServePDFChild first thing in main (and in TestMain), so that it can read
+// them in a child process.
 package parse
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"path"
 	"strings"
 )
@@ -72,7 +76,7 @@ var parsers = map[string]parser{
 	".markdown": parseMarkdown,
 	".html":     parseHTML,
 	".htm":      parseHTML,
-	".pdf":      parsePDFInChild,
+	".pdf":      parsePDF, // in process; Parse reads PDFs in a child (parsePDFInChild)
 	".docx":     parseDOCX,
 }
 
@@ -85,35 +89,41 @@ func Supported(filename string) bool {
 // Parse reads one document, choosing the format by the file name's extension
 // and checking that the content matches it. It reads at most lim.MaxBytes+1
 // bytes from r, once. A PDF is read in a child process (see pdf_child.go), so
-// a file that crashes the PDF library fails alone.
-func Parse(filename string, r io.Reader, lim Limits) (Document, error) {
-	return parseFile(filename, r, lim, false)
+// a file that crashes the PDF library fails alone; ending ctx stops the child
+// at once, and Parse then returns ctx's error. log receives what went wrong
+// with a child beyond the file's own error (nil: nowhere).
+func Parse(ctx context.Context, filename string, r io.Reader, lim Limits, log *slog.Logger) (Document, error) {
+	return parseFile(ctx, filename, r, lim, log, false)
 }
 
 // parseInProcess is Parse with every format read in this process: the fuzz
 // targets use it, as starting a process per input would be too slow.
 func parseInProcess(filename string, r io.Reader, lim Limits) (Document, error) {
-	return parseFile(filename, r, lim, true)
+	return parseFile(context.Background(), filename, r, lim, nil, true)
 }
 
-func parseFile(filename string, r io.Reader, lim Limits, inProcess bool) (doc Document, err error) {
+func parseFile(ctx context.Context, filename string, r io.Reader, lim Limits, log *slog.Logger, inProcess bool) (doc Document, err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			doc, err = Document{}, fmt.Errorf("parse %s: %w", baseName(filename), recoveredError("panic", v, true))
 		}
 	}()
+	if err := ctx.Err(); err != nil {
+		return Document{}, fmt.Errorf("parse %s: %w", baseName(filename), err)
+	}
 	ext := extension(filename)
 	p, ok := parsers[ext]
-	if ok && inProcess && ext == ".pdf" {
-		p = parsePDF
-	}
 	if !ok {
 		if ext == "" {
 			return Document{}, fmt.Errorf("parse %s: %w: no file extension", baseName(filename), ErrUnsupported)
 		}
 		return Document{}, fmt.Errorf("parse %s: %w: %q", baseName(filename), ErrUnsupported, ext)
 	}
-	doc, err = p(filename, r, lim.withDefaults())
+	if ext == ".pdf" && !inProcess {
+		doc, err = parsePDFInChild(ctx, filename, r, lim.withDefaults(), orDiscard(log))
+	} else {
+		doc, err = p(filename, r, lim.withDefaults())
+	}
 	if err != nil {
 		return Document{}, fmt.Errorf("parse %s: %w", baseName(filename), err)
 	}
@@ -124,6 +134,14 @@ func parseFile(filename string, r io.Reader, lim Limits, inProcess bool) (doc Do
 		doc.Title = titleFromName(filename)
 	}
 	return doc, nil
+}
+
+// orDiscard is log, or a logger that discards when log is nil.
+func orDiscard(log *slog.Logger) *slog.Logger {
+	if log == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return log
 }
 
 // extension is the lower-case extension of a file name, with its dot.

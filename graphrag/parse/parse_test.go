@@ -2,6 +2,7 @@ package parse
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"os"
@@ -12,7 +13,7 @@ import (
 
 func parseString(t *testing.T, name, content string) (Document, error) {
 	t.Helper()
-	return Parse(name, strings.NewReader(content), Limits{})
+	return Parse(context.Background(), name, strings.NewReader(content), Limits{}, nil)
 }
 
 func readTestdata(t *testing.T, name string) []byte {
@@ -146,7 +147,7 @@ func TestParseHTML(t *testing.T) {
 }
 
 func TestParsePDF(t *testing.T) {
-	doc, err := Parse("sample.pdf", bytes.NewReader(readTestdata(t, "sample.pdf")), Limits{})
+	doc, err := Parse(context.Background(), "sample.pdf", bytes.NewReader(readTestdata(t, "sample.pdf")), Limits{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +163,7 @@ func TestParsePDF(t *testing.T) {
 
 func TestParsePDFVersion2Header(t *testing.T) {
 	data := bytes.Replace(readTestdata(t, "sample.pdf"), []byte("%PDF-1.4"), []byte("%PDF-2.0"), 1)
-	doc, err := Parse("v2.pdf", bytes.NewReader(data), Limits{})
+	doc, err := Parse(context.Background(), "v2.pdf", bytes.NewReader(data), Limits{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,7 +174,7 @@ func TestParsePDFVersion2Header(t *testing.T) {
 
 func TestParsePDFTitleFallback(t *testing.T) {
 	data := bytes.Replace(readTestdata(t, "sample.pdf"), []byte("(EU denied boarding rules)"), []byte("(Microsoft Word - ab.docx)"), 1)
-	doc, err := Parse("x.pdf", bytes.NewReader(data), Limits{})
+	doc, err := Parse(context.Background(), "x.pdf", bytes.NewReader(data), Limits{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,7 +184,7 @@ func TestParsePDFTitleFallback(t *testing.T) {
 }
 
 func TestParseDOCX(t *testing.T) {
-	doc, err := Parse("handbook.docx", bytes.NewReader(readTestdata(t, "sample.docx")), Limits{})
+	doc, err := Parse(context.Background(), "handbook.docx", bytes.NewReader(readTestdata(t, "sample.docx")), Limits{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,7 +204,7 @@ func TestParseDOCXCoreTitle(t *testing.T) {
 		{"docProps/core.xml", `<cp:coreProperties xmlns:cp="x" xmlns:dc="y"><dc:title>Core Title</dc:title></cp:coreProperties>`},
 		{"word/document.xml", `<w:document ` + wordNS + `><w:body>` + docxPara("Heading1", "First heading") + `</w:body></w:document>`},
 	})
-	doc, err := Parse("c.docx", bytes.NewReader(data), Limits{})
+	doc, err := Parse(context.Background(), "c.docx", bytes.NewReader(data), Limits{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -256,7 +257,7 @@ func TestParseBadFiles(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer f.Close()
-			doc, err := Parse(name, f, Limits{})
+			doc, err := Parse(context.Background(), name, f, Limits{}, nil)
 			if !errors.Is(err, want) {
 				t.Fatalf("err = %v, want %v", err, want)
 			}
@@ -331,7 +332,7 @@ func TestParseLimits(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := Parse(tt.file, bytes.NewReader(tt.data), tt.lim)
+			_, err := Parse(context.Background(), tt.file, bytes.NewReader(tt.data), tt.lim, nil)
 			if !errors.Is(err, ErrTooLarge) {
 				t.Fatalf("err = %v, want ErrTooLarge", err)
 			}
@@ -340,7 +341,7 @@ func TestParseLimits(t *testing.T) {
 	for _, name := range []string{"a.txt", "a.md", "a.html", "a.pdf", "a.docx"} {
 		t.Run("endless "+name, func(t *testing.T) {
 			src := &endless{}
-			_, err := Parse(name, src, Limits{MaxBytes: 1 << 16})
+			_, err := Parse(context.Background(), name, src, Limits{MaxBytes: 1 << 16}, nil)
 			if !errors.Is(err, ErrTooLarge) {
 				t.Fatalf("err = %v, want ErrTooLarge", err)
 			}
@@ -352,7 +353,7 @@ func TestParseLimits(t *testing.T) {
 }
 
 func TestParseExactlyMaxBytes(t *testing.T) {
-	doc, err := Parse("a.txt", strings.NewReader("0123456789"), Limits{MaxBytes: 10})
+	doc, err := Parse(context.Background(), "a.txt", strings.NewReader("0123456789"), Limits{MaxBytes: 10}, nil)
 	if err != nil || doc.Markdown != "0123456789" {
 		t.Fatalf("doc = %+v, err = %v", doc, err)
 	}
@@ -384,7 +385,7 @@ func TestSupported(t *testing.T) {
 
 func TestParseReadsThroughReaderOnly(t *testing.T) {
 	data := readTestdata(t, "sample.docx")
-	_, err := Parse("d.docx", io.MultiReader(bytes.NewReader(data[:100]), bytes.NewReader(data[100:])), Limits{})
+	_, err := Parse(context.Background(), "d.docx", io.MultiReader(bytes.NewReader(data[:100]), bytes.NewReader(data[100:])), Limits{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -399,11 +400,11 @@ func TestParseDOCXInflatedBytesCounted(t *testing.T) {
 		{"word/styles.xml", `<w:styles ` + wordNS + `>` + strings.Repeat(" ", 6000) + `</w:styles>`},
 		{"word/document.xml", body(6000)},
 	})
-	_, err := Parse("two.docx", bytes.NewReader(data), Limits{MaxInflated: 10000})
+	_, err := Parse(context.Background(), "two.docx", bytes.NewReader(data), Limits{MaxInflated: 10000}, nil)
 	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "inflated content") {
 		t.Fatalf("err = %v, want ErrTooLarge from the inflated byte count", err)
 	}
-	if _, err := Parse("ok.docx", bytes.NewReader(data), Limits{MaxInflated: 20000}); err != nil {
+	if _, err := Parse(context.Background(), "ok.docx", bytes.NewReader(data), Limits{MaxInflated: 20000}, nil); err != nil {
 		t.Fatalf("under the cap: %v", err)
 	}
 }
@@ -419,7 +420,7 @@ func TestParseDOCXLyingSizes(t *testing.T) {
 		}
 		copy(data[i+off:], []byte{0xe8, 0x03, 0, 0})
 	}
-	_, err := Parse("liar.docx", bytes.NewReader(data), Limits{})
+	_, err := Parse(context.Background(), "liar.docx", bytes.NewReader(data), Limits{}, nil)
 	if !errors.Is(err, ErrMalformed) && !errors.Is(err, ErrTooLarge) {
 		t.Fatalf("err = %v, want a refusal", err)
 	}

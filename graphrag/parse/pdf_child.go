@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"runtime/debug"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -21,15 +22,17 @@ import (
 // every such path. A Go stack overflow is a fatal error that no recover
 // catches, so in the server's process one uploaded PDF would end
 // every request and job. Parse therefore reads each PDF in a child process:
-// the running executable started again with pdfChildEnv set. The init below
-// notices it before main (or a test binary's tests) runs, parses the PDF on
-// stdin in process and writes a pdfChildResult as JSON to stdout. Whatever
-// ends the child (a crash, running out of memory, the deadline) fails that
-// one file with a plain-language error; the server goes on.
+// the running executable started again as `<exe> internal-parse-pdf <job>`.
+// ServePDFChild, called first thing in main (or a test binary's TestMain),
+// notices that argument, parses the PDF on stdin in process and writes a
+// pdfChildResult as JSON to stdout. Whatever ends the child (a crash, running
+// out of memory, the deadline, the caller's context) fails that one file; the
+// server goes on.
 
 const (
-	pdfChildEnv = "HOPWISE_PARSE_PDF_CHILD" // "1" makes the process a PDF child
-	pdfJobEnv   = "HOPWISE_PARSE_PDF_JOB"   // the child's pdfChildJob, as JSON
+	// pdfChildArg, as the first argument, makes ServePDFChild a PDF child; the
+	// second is the child's pdfChildJob, as JSON.
+	pdfChildArg = "internal-parse-pdf"
 
 	// pdfChildMaxStack caps each goroutine's stack in the child: a runaway
 	// recursion stops at 64 MiB instead of Go's default 1 GiB, sooner and
@@ -39,6 +42,24 @@ const (
 	// child's stderr is kept, to find the line that says why it failed.
 	pdfChildStderr = 8 << 10
 )
+
+// servesPDFChildren records that ServePDFChild was called: only then may this
+// executable be started as a child. Started without it, it would run again in
+// full (a test binary would run its tests, each starting more children).
+var servesPDFChildren atomic.Bool
+
+// ServePDFChild is the PDF child's entry point. When this process was
+// started as a child, it reads the PDF on stdin, writes the result to stdout
+// and exits; otherwise it records that this executable serves children and
+// returns. Call it first thing in main, and in TestMain of tests that parse
+// PDFs; in a binary that never called it, Parse reads PDFs in process and
+// logs a warning.
+func ServePDFChild() {
+	if len(os.Args) == 3 && os.Args[1] == pdfChildArg {
+		os.Exit(runPDFChild(os.Stdin, os.Args[2]))
+	}
+	servesPDFChildren.Store(true)
+}
 
 // pdfChildTimeout is how long a child may take over one PDF. A variable so
 // that tests can shorten it.
@@ -72,12 +93,6 @@ var sentinels = []struct {
 	{"internal", errInternal},
 }
 
-func init() {
-	if os.Getenv(pdfChildEnv) == "1" {
-		os.Exit(runPDFChild(os.Stdin, os.Getenv(pdfJobEnv)))
-	}
-}
-
 // runPDFChild is the child's whole life: it returns the exit code.
 func runPDFChild(in io.Reader, job string) int {
 	// The library prints debugging lines with fmt.Printf; they must not
@@ -86,7 +101,7 @@ func runPDFChild(in io.Reader, job string) int {
 	os.Stdout = os.Stderr
 	var j pdfChildJob
 	if err := json.Unmarshal([]byte(job), &j); err != nil {
-		fmt.Fprintf(os.Stderr, "pdf child: bad %s: %v\n", pdfJobEnv, err)
+		fmt.Fprintf(os.Stderr, "pdf child: bad job %q: %v\n", job, err)
 		return 2
 	}
 	if j.Timeout > 0 {
@@ -125,27 +140,32 @@ func runPDFChild(in io.Reader, job string) int {
 }
 
 // parsePDFInChild is the PDF parser Parse uses: it reads the PDF here and
-// extracts its text in a child process.
-func parsePDFInChild(name string, r io.Reader, lim Limits) (Document, error) {
+// extracts its text in a child process, which ends with ctx.
+func parsePDFInChild(ctx context.Context, name string, r io.Reader, lim Limits, log *slog.Logger) (Document, error) {
 	data, err := readPDF(r, lim)
 	if err != nil {
 		return Document{}, err
 	}
+	if !servesPDFChildren.Load() {
+		log.Warn("parse: this executable does not serve PDF children (no parse.ServePDFChild in main); reading the PDF in this process", "file", baseName(name))
+		return parsePDFData(data, lim)
+	}
 	exe, err := os.Executable()
 	if err != nil {
-		slog.Warn("parse: cannot find the executable to read a PDF in a child process; reading it in this process", "file", baseName(name), "err", err)
+		log.Warn("parse: cannot find the executable to read a PDF in a child process; reading it in this process", "file", baseName(name), "err", err)
 		return parsePDFData(data, lim)
 	}
 	job, err := json.Marshal(pdfChildJob{Limits: lim, Timeout: pdfChildTimeout})
 	if err != nil {
 		return Document{}, fmt.Errorf("%w: %w: pdf child job: %v", ErrMalformed, errInternal, err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), pdfChildTimeout)
+	caller := ctx
+	ctx, cancel := context.WithTimeout(ctx, pdfChildTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, exe)
+	cmd := exec.CommandContext(ctx, exe, pdfChildArg, string(job))
 	// A small, clean environment. GORACE only matters to binaries built
 	// with -race (tests): their exit would sleep a second by default.
-	cmd.Env = []string{pdfChildEnv + "=1", pdfJobEnv + "=" + string(job), "GOTRACEBACK=none", "GORACE=atexit_sleep_ms=0"}
+	cmd.Env = []string{"GOTRACEBACK=none", "GORACE=atexit_sleep_ms=0"}
 	cmd.Stdin = bytes.NewReader(data)
 	stdout := &cappedBuffer{max: pdfChildMaxOutput(lim)}
 	stderr := &headTailBuffer{max: pdfChildStderr}
@@ -153,28 +173,33 @@ func parsePDFInChild(name string, r io.Reader, lim Limits) (Document, error) {
 	cmd.WaitDelay = time.Second
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
+		if caller.Err() != nil {
+			return Document{}, caller.Err()
+		}
 		if ctx.Err() != nil {
 			return Document{}, pdfTimeoutError()
 		}
-		slog.Warn("parse: cannot start a child process to read a PDF; reading it in this process", "file", baseName(name), "err", err)
+		log.Warn("parse: cannot start a child process to read a PDF; reading it in this process", "file", baseName(name), "err", err)
 		return parsePDFData(data, lim)
 	}
 	err = cmd.Wait()
 	elapsed := time.Since(start)
 	switch {
+	case err != nil && caller.Err() != nil:
+		return Document{}, caller.Err() // the caller stopped: not the file's fault
 	case err != nil && (ctx.Err() != nil || elapsed >= pdfChildTimeout):
-		slog.Warn("parse: the PDF reader ran out of time", "file", baseName(name), "timeout", pdfChildTimeout)
+		log.Warn("parse: the PDF reader ran out of time", "file", baseName(name), "timeout", pdfChildTimeout)
 		return Document{}, pdfTimeoutError()
 	case err != nil:
-		slog.Warn("parse: the PDF reader process failed", "file", baseName(name), "exit", err, "elapsed", elapsed, "stderr", lastErrorLine(stderr.Bytes()))
+		log.Warn("parse: the PDF reader process failed", "file", baseName(name), "exit", err, "elapsed", elapsed, "stderr", lastErrorLine(stderr.Bytes()))
 		return Document{}, errPDFReaderFailed
 	case stdout.over:
-		slog.Warn("parse: the PDF reader's output passes its cap", "file", baseName(name), "cap", stdout.max)
+		log.Warn("parse: the PDF reader's output passes its cap", "file", baseName(name), "cap", stdout.max)
 		return Document{}, errPDFReaderFailed
 	}
 	doc, err := decodePDFChildResult(stdout.buf.Bytes())
 	if errors.Is(err, errPDFReaderFailed) {
-		slog.Warn("parse: the PDF reader's output is unreadable", "file", baseName(name), "stderr", lastErrorLine(stderr.Bytes()))
+		log.Warn("parse: the PDF reader's output is unreadable", "file", baseName(name), "stderr", lastErrorLine(stderr.Bytes()))
 	}
 	return doc, err
 }

@@ -2,9 +2,11 @@ package parse
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -29,7 +31,7 @@ func TestPDFThatCrashesTheReaderFailsAlone(t *testing.T) {
 			if i%2 == 0 {
 				data = bad
 			}
-			docs[i], errs[i] = Parse("Annual report.pdf", bytes.NewReader(data), Limits{})
+			docs[i], errs[i] = Parse(context.Background(), "Annual report.pdf", bytes.NewReader(data), Limits{}, nil)
 		})
 	}
 	wg.Wait()
@@ -91,7 +93,7 @@ func TestPDFChildMatchesInProcess(t *testing.T) {
 			}
 			for _, lim := range lims {
 				want, wantErr := parseInProcess("doc.pdf", bytes.NewReader(data), lim)
-				got, gotErr := Parse("doc.pdf", bytes.NewReader(data), lim)
+				got, gotErr := Parse(context.Background(), "doc.pdf", bytes.NewReader(data), lim, nil)
 				if got != want {
 					t.Errorf("limits %+v: child doc = %+v\nin process = %+v", lim, got, want)
 				}
@@ -131,7 +133,7 @@ func ownStreamRefPDF(dict string) []byte {
 func TestPDFChildTimeout(t *testing.T) {
 	defer func(d time.Duration) { pdfChildTimeout = d }(pdfChildTimeout)
 	pdfChildTimeout = time.Millisecond
-	_, err := Parse("slow.pdf", bytes.NewReader(readTestdata(t, "sample.pdf")), Limits{})
+	_, err := Parse(context.Background(), "slow.pdf", bytes.NewReader(readTestdata(t, "sample.pdf")), Limits{}, nil)
 	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "this PDF could not be read: it took too long") {
 		t.Fatalf("err = %v, want ErrTooLarge saying it took too long", err)
 	}
@@ -215,7 +217,9 @@ func BenchmarkParsePDF(b *testing.B) {
 		parse func(string, io.Reader, Limits) (Document, error)
 	}{
 		{"in-process", parseInProcess},
-		{"child", Parse},
+		{"child", func(name string, r io.Reader, lim Limits) (Document, error) {
+			return Parse(context.Background(), name, r, lim, nil)
+		}},
 	} {
 		b.Run(bm.name, func(b *testing.B) {
 			for b.Loop() {
@@ -224,5 +228,41 @@ func BenchmarkParsePDF(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestPDFChildStopsWithItsContext: deleting a document cancels its job; the
+// PDF child reading it is killed at once instead of running to its deadline.
+func TestPDFChildStopsWithItsContext(t *testing.T) {
+	slow := onePagePDF(strings.Repeat("BT /F1 10 Tf 0 0 Td (hello world text) Tj ET\n", 200000), "") // ~1 s to read
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(50*time.Millisecond, cancel)
+	start := time.Now()
+	doc, err := Parse(ctx, "slow.pdf", bytes.NewReader(slow), Limits{}, nil)
+	if !errors.Is(err, context.Canceled) || doc != (Document{}) {
+		t.Fatalf("Parse = %d bytes of Markdown, err %v; want context.Canceled", len(doc.Markdown), err)
+	}
+	if errors.Is(err, ErrMalformed) || errors.Is(err, ErrTooLarge) {
+		t.Errorf("err %v blames the file for a cancelled read", err)
+	}
+	if d := time.Since(start); d > 50*time.Millisecond+time.Second {
+		t.Errorf("Parse returned %v after it began, want soon after the cancel at 50ms", d)
+	}
+}
+
+// TestPDFsReadInProcessWithoutAChildEntryPoint: an executable that never
+// called ServePDFChild is not started again (it would run in full); Parse
+// reads the PDF in process and says so in the injected log.
+func TestPDFsReadInProcessWithoutAChildEntryPoint(t *testing.T) {
+	servesPDFChildren.Store(false)
+	defer servesPDFChildren.Store(true)
+	var logged bytes.Buffer
+	log := slog.New(slog.NewTextHandler(&logged, nil))
+	doc, err := Parse(context.Background(), "sample.pdf", bytes.NewReader(readTestdata(t, "sample.pdf")), Limits{}, log)
+	if err != nil || !strings.Contains(doc.Markdown, "5,921 km") {
+		t.Fatalf("doc = %+v, err = %v", doc, err)
+	}
+	if !strings.Contains(logged.String(), "does not serve PDF children") {
+		t.Errorf("log = %q, want the warning that the PDF was read in process", logged.String())
 	}
 }

@@ -2,6 +2,7 @@ package parse
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -57,7 +58,7 @@ func TestPDFGuards(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			start := time.Now()
-			doc, err := Parse("g.pdf", bytes.NewReader(tt.data), Limits{})
+			doc, err := Parse(context.Background(), "g.pdf", bytes.NewReader(tt.data), Limits{}, nil)
 			if d := time.Since(start); d > 5*time.Second {
 				t.Errorf("took %v", d)
 			}
@@ -95,7 +96,7 @@ func TestPDFContentLayout(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			doc, err := Parse("l.pdf", bytes.NewReader(onePagePDF(tt.content, "")), Limits{})
+			doc, err := Parse(context.Background(), "l.pdf", bytes.NewReader(onePagePDF(tt.content, "")), Limits{}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -2,6 +2,7 @@ package parse
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"testing"
 	"unicode/utf16"
@@ -42,7 +43,7 @@ func TestLegacyEncodingsAreDecoded(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			doc, err := Parse(tt.file, bytes.NewReader(tt.body), Limits{})
+			doc, err := Parse(context.Background(), tt.file, bytes.NewReader(tt.body), Limits{}, nil)
 			if err != nil {
 				t.Fatalf("refused: %v", err)
 			}
@@ -62,7 +63,7 @@ func TestBinaryIsStillRefused(t *testing.T) {
 		"PNG":                     append([]byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"), bytes.Repeat([]byte{0, 1, 2, 0xff}, 64)...),
 	} {
 		t.Run(name, func(t *testing.T) {
-			if _, err := Parse("x.txt", bytes.NewReader(body), Limits{}); !errors.Is(err, ErrBinary) {
+			if _, err := Parse(context.Background(), "x.txt", bytes.NewReader(body), Limits{}, nil); !errors.Is(err, ErrBinary) {
 				t.Errorf("err = %v, want ErrBinary", err)
 			}
 		})
