@@ -59,9 +59,11 @@ bench:
 load:
 	HOPWISE_LOAD=1 $(GO) test -count=1 -run TestLoad -v ./eval/loadtest/
 
-## lint: gofmt, go vet and staticcheck must be clean
+## lint: gofmt, go vet and staticcheck must be clean, and every *_templ.go must be what templ generates from
+## its .templ source (checked in a temporary copy: scripts/templ_check.sh)
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	@scripts/templ_check.sh
 	$(GO) vet $(PKGS)
 	$(GO) tool staticcheck $(PKGS)
 
