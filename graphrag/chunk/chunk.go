@@ -5,7 +5,7 @@
 // allows (between table rows with the header repeated, between list items,
 // at sentences, then words).
 //
-// Chunk bodies are slices of the source Markdown, never a re-rendering, so
+// Piece bodies are slices of the source Markdown, never a re-rendering, so
 // tables and lists keep their original text.
 package chunk
 
@@ -31,12 +31,12 @@ var ErrTooManyChunks = errors.New("too many chunks")
 
 // Options tunes Split. Zero fields take the defaults.
 type Options struct {
-	MaxTokens int // cap on Chunk.Tokens, except for a table row too long to fit alone
+	MaxTokens int // cap on Piece.Tokens, except for a table row too long to fit alone
 	MaxChunks int // cap on the number of chunks of one document
 }
 
-// Chunk is one piece of a document.
-type Chunk struct {
+// Piece is one chunk of a document. (The stored chunk, with its ID, vector and status, is graphrag.Chunk.)
+type Piece struct {
 	Ordinal int      // position in the document, from 0
 	Section []string // heading titles above the body, outermost first; empty before the first heading
 	Body    string   // source Markdown of the chunk, never blank
@@ -58,7 +58,7 @@ func (o Options) withDefaults() Options {
 // Split cuts markdown into chunks whose Text starts with the document title
 // and section path. Blank markdown gives no chunks. It stops between
 // sections once ctx ends, with ctx's error.
-func Split(ctx context.Context, title, markdown string, opt Options) ([]Chunk, error) {
+func Split(ctx context.Context, title, markdown string, opt Options) ([]Piece, error) {
 	opt = opt.withDefaults()
 	s := &splitter{src: markdown, title: strings.TrimSpace(title), opt: opt}
 	for _, sec := range scanSections(markdown, s.title) {

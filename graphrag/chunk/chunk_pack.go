@@ -12,7 +12,7 @@ type splitter struct {
 	src    string
 	title  string
 	opt    Options
-	chunks []Chunk
+	chunks []Piece
 	full   bool // more than opt.MaxChunks chunks
 	pos    int  // source offset reached by the chunks so far
 
@@ -120,7 +120,7 @@ func (s *splitter) cut() {
 	for _, u := range s.queue[:k] {
 		s.pos = max(s.pos, u.end)
 	}
-	s.chunks = append(s.chunks, Chunk{
+	s.chunks = append(s.chunks, Piece{
 		Ordinal: len(s.chunks), Section: append([]string{}, s.path...), Body: text[len(s.head):], Text: text, Tokens: tokens,
 	})
 	s.queue = s.queue[k:]

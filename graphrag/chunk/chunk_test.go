@@ -13,7 +13,7 @@ import (
 
 // checkChunks asserts the invariants every Split result keeps, and that all
 // the words of the source outside headings appear, in order, in the bodies.
-func checkChunks(t *testing.T, title, src string, opt Options, chunks []Chunk) {
+func checkChunks(t *testing.T, title, src string, opt Options, chunks []Piece) {
 	t.Helper()
 	opt = opt.withDefaults()
 	var all strings.Builder
@@ -65,7 +65,7 @@ func singleRow(body string) bool {
 	return len(lines) <= 3 && len(lines) >= 2 && isDelimiterRow(lines[1])
 }
 
-func bodies(chunks []Chunk) []string {
+func bodies(chunks []Piece) []string {
 	out := make([]string, len(chunks))
 	for i, c := range chunks {
 		out[i] = c.Body
@@ -73,7 +73,7 @@ func bodies(chunks []Chunk) []string {
 	return out
 }
 
-func sections(chunks []Chunk) []string {
+func sections(chunks []Piece) []string {
 	out := make([]string, len(chunks))
 	for i, c := range chunks {
 		out[i] = strings.Join(c.Section, " > ")
@@ -194,17 +194,17 @@ func TestSplitWordsAndRunes(t *testing.T) {
 	long := strings.Repeat("x9", 3000)
 	tests := []struct {
 		name, src string
-		check     func(t *testing.T, c Chunk)
+		check     func(t *testing.T, c Piece)
 	}{
-		{"no sentence ends: split between words", words, func(t *testing.T, c Chunk) {
+		{"no sentence ends: split between words", words, func(t *testing.T, c Piece) {
 			for _, w := range strings.Fields(c.Body) {
 				if !strings.Contains("lorem ipsum dolor sit amet", w) {
 					t.Errorf("word broken: %q", w)
 				}
 			}
 		}},
-		{"one huge word: split inside it", long, func(t *testing.T, c Chunk) {}},
-		{"multibyte huge word", strings.Repeat("東京ü", 800), func(t *testing.T, c Chunk) {
+		{"one huge word: split inside it", long, func(t *testing.T, c Piece) {}},
+		{"multibyte huge word", strings.Repeat("東京ü", 800), func(t *testing.T, c Piece) {
 			if !strings.HasPrefix(c.Body, "東") && !strings.HasPrefix(c.Body, "京") && !strings.HasPrefix(c.Body, "ü") {
 				t.Errorf("piece does not start on a rune: %q", c.Body[:3])
 			}
@@ -289,7 +289,7 @@ func TestSplitTable(t *testing.T) {
 		opt := Options{MaxTokens: 100}
 		chunks, _ := Split(context.Background(), "T", src, opt)
 		checkChunks(t, "T", src, opt, chunks)
-		var hugeChunk *Chunk
+		var hugeChunk *Piece
 		for i, c := range chunks {
 			if strings.Contains(c.Body, "| Huge |") {
 				hugeChunk = &chunks[i]

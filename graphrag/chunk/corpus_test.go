@@ -67,7 +67,7 @@ func TestDistanceTableWhole(t *testing.T) {
 	start := strings.Index(doc.Markdown, "| city | country | distance from Munich |")
 	end := strings.Index(doc.Markdown, "| Singapore | Singapore | 10,062 km |") + len("| Singapore | Singapore | 10,062 km |")
 	table := doc.Markdown[start:end]
-	var holder []chunk.Chunk
+	var holder []chunk.Piece
 	for _, c := range chunks {
 		if strings.Contains(c.Text, "| Delhi | India | 5,921 km |") {
 			holder = append(holder, c)

@@ -26,7 +26,7 @@ func FuzzSplit(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, title, src string, size uint8) {
 		opt := Options{MaxTokens: MinMaxTokens + int(size), MaxChunks: 100000}
-		var chunks []Chunk
+		var chunks []Piece
 		var err error
 		done := make(chan struct{})
 		go func() {

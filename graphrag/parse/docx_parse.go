@@ -17,50 +17,50 @@ const maxZipEntries = 5000
 // and docProps/core.xml for the title) from a DOCX archive. Every byte
 // inflated from the archive counts against lim.MaxInflated, whatever sizes
 // the archive declares.
-func parseDOCX(name string, r io.Reader, lim Limits) (Document, error) {
+func parseDOCX(name string, r io.Reader, lim Limits) (Parsed, error) {
 	data, err := readAll(r, lim.MaxBytes)
 	if err != nil {
-		return Document{}, err
+		return Parsed{}, err
 	}
 	if len(bytes.TrimSpace(data)) == 0 {
-		return Document{}, fmt.Errorf("%w: empty file", ErrEmpty)
+		return Parsed{}, fmt.Errorf("%w: empty file", ErrEmpty)
 	}
 	if !bytes.HasPrefix(data, []byte("PK\x03\x04")) {
-		return Document{}, fmt.Errorf("%w: docx is not a zip archive", ErrMalformed)
+		return Parsed{}, fmt.Errorf("%w: docx is not a zip archive", ErrMalformed)
 	}
 	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
 	if err != nil {
-		return Document{}, fmt.Errorf("%w: docx zip: %v", ErrMalformed, err)
+		return Parsed{}, fmt.Errorf("%w: docx zip: %v", ErrMalformed, err)
 	}
 	if len(zr.File) > maxZipEntries {
-		return Document{}, fmt.Errorf("%w: docx zip has %d entries, cap %d", ErrTooLarge, len(zr.File), maxZipEntries)
+		return Parsed{}, fmt.Errorf("%w: docx zip has %d entries, cap %d", ErrTooLarge, len(zr.File), maxZipEntries)
 	}
 	dz := &docxZip{zr: zr, max: lim.MaxInflated}
 	styles, err := dz.styles()
 	if err != nil {
-		return Document{}, err
+		return Parsed{}, err
 	}
 	title, err := dz.coreTitle()
 	if err != nil {
-		return Document{}, err
+		return Parsed{}, err
 	}
 	f := dz.find("word/document.xml")
 	if f == nil {
-		return Document{}, fmt.Errorf("%w: docx has no word/document.xml", ErrMalformed)
+		return Parsed{}, fmt.Errorf("%w: docx has no word/document.xml", ErrMalformed)
 	}
 	rc, err := dz.open(f)
 	if err != nil {
-		return Document{}, err
+		return Parsed{}, err
 	}
 	defer rc.Close()
 	dw := &docxWalk{w: newMDWriter(lim.MaxInflated), styles: styles}
 	if err := dw.run(newXMLDecoder(rc)); err != nil {
-		return Document{}, err
+		return Parsed{}, err
 	}
 	if title == "" {
 		title = dw.firstHeading
 	}
-	return Document{Title: cleanTitle(title), Format: "docx", Markdown: dw.w.String()}, nil
+	return Parsed{Title: cleanTitle(title), Format: "docx", Markdown: dw.w.String()}, nil
 }
 
 // docxZip opens archive entries through one shared inflation budget. The

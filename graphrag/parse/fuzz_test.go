@@ -19,7 +19,7 @@ var fuzzLimits = Limits{MaxBytes: 1 << 20, MaxInflated: 8 << 20, MaxPages: 50}
 // too slow for the fuzz targets, and the in-process parser is what the
 // child runs.
 func checkParse(t *testing.T, name string, data []byte) {
-	var doc Document
+	var doc Parsed
 	var err error
 	done := make(chan struct{})
 	go func() {

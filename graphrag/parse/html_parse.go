@@ -17,21 +17,21 @@ import (
 
 // parseHTML streams an HTML page through the tokenizer, writing its visible
 // text as Markdown blocks.
-func parseHTML(name string, r io.Reader, lim Limits) (Document, error) {
+func parseHTML(name string, r io.Reader, lim Limits) (Parsed, error) {
 	var n int64
 	br := bufio.NewReaderSize(&countingReader{r: r, n: &n, max: lim.MaxBytes, what: "input"}, 1024)
 	head, err := br.Peek(1024)
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
-		return Document{}, fmt.Errorf("read: %w", err)
+		return Parsed{}, fmt.Errorf("read: %w", err)
 	}
 	if len(bytes.TrimSpace(bytes.TrimPrefix(head, []byte("\uFEFF")))) == 0 {
-		return Document{}, fmt.Errorf("%w: empty or whitespace only", ErrEmpty)
+		return Parsed{}, fmt.Errorf("%w: empty or whitespace only", ErrEmpty)
 	}
 	if i := bytes.IndexByte(head, 0); i >= 0 {
-		return Document{}, fmt.Errorf("%w: NUL byte at offset %d", ErrBinary, i)
+		return Parsed{}, fmt.Errorf("%w: NUL byte at offset %d", ErrBinary, i)
 	}
 	if ct := http.DetectContentType(head); !strings.HasPrefix(ct, "text/") {
-		return Document{}, fmt.Errorf("%w: content sniffed as %s", ErrBinary, ct)
+		return Parsed{}, fmt.Errorf("%w: content sniffed as %s", ErrBinary, ct)
 	}
 	var src io.Reader = br
 	if enc, encName, _ := charset.DetermineEncoding(head, ""); encName != "utf-8" {
@@ -39,13 +39,13 @@ func parseHTML(name string, r io.Reader, lim Limits) (Document, error) {
 	}
 	hw := &htmlWalk{w: newMDWriter(lim.MaxInflated)}
 	if err := hw.run(html.NewTokenizer(src)); err != nil {
-		return Document{}, err
+		return Parsed{}, err
 	}
 	title := hw.title
 	if title == "" {
 		title = hw.h1
 	}
-	return Document{Title: cleanTitle(title), Format: "html", Markdown: hw.w.String()}, nil
+	return Parsed{Title: cleanTitle(title), Format: "html", Markdown: hw.w.String()}, nil
 }
 
 // htmlWalk is the state of the block-aware walk over HTML tokens.

@@ -7,10 +7,10 @@ import (
 
 // parseMarkdown keeps a Markdown file as it is, minus any YAML ("---") or
 // TOML ("+++") front matter.
-func parseMarkdown(name string, r io.Reader, lim Limits) (Document, error) {
+func parseMarkdown(name string, r io.Reader, lim Limits) (Parsed, error) {
 	s, err := readText(r, lim.MaxBytes)
 	if err != nil {
-		return Document{}, err
+		return Parsed{}, err
 	}
 	body, front := stripFrontMatter(s)
 	title := markdownTitle(body)
@@ -20,7 +20,7 @@ func parseMarkdown(name string, r io.Reader, lim Limits) (Document, error) {
 	if title == "" {
 		title = titleFromName(name)
 	}
-	return Document{Title: title, Format: "markdown", Markdown: body}, nil
+	return Parsed{Title: title, Format: "markdown", Markdown: body}, nil
 }
 
 // stripFrontMatter splits a leading front matter block from the body. The

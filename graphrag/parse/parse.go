@@ -60,14 +60,15 @@ func (l Limits) withDefaults() Limits {
 	return l
 }
 
-// Document is a parsed file. Markdown is valid UTF-8 and never blank.
-type Document struct {
+// Parsed is a file as Parse read it. Markdown is valid UTF-8 and never blank. (The stored document, with
+// its ID, status and counts, is graphrag.Document.)
+type Parsed struct {
 	Title    string // never empty: from the content, else the file name
 	Format   string // "text", "markdown", "html", "pdf" or "docx"
 	Markdown string
 }
 
-type parser func(name string, r io.Reader, lim Limits) (Document, error)
+type parser func(name string, r io.Reader, lim Limits) (Parsed, error)
 
 var parsers = map[string]parser{
 	".txt":      parseText,
@@ -92,32 +93,32 @@ func Supported(filename string) bool {
 // a file that crashes the PDF library fails alone; ending ctx stops the child
 // at once, and Parse then returns ctx's error. log receives what went wrong
 // with a child beyond the file's own error (nil: nowhere).
-func Parse(ctx context.Context, filename string, r io.Reader, lim Limits, log *slog.Logger) (Document, error) {
+func Parse(ctx context.Context, filename string, r io.Reader, lim Limits, log *slog.Logger) (Parsed, error) {
 	return parseFile(ctx, filename, r, lim, log, false)
 }
 
 // parseInProcess is Parse with every format read in this process: the fuzz
 // targets use it, as starting a process per input would be too slow.
-func parseInProcess(filename string, r io.Reader, lim Limits) (Document, error) {
+func parseInProcess(filename string, r io.Reader, lim Limits) (Parsed, error) {
 	return parseFile(context.Background(), filename, r, lim, nil, true)
 }
 
-func parseFile(ctx context.Context, filename string, r io.Reader, lim Limits, log *slog.Logger, inProcess bool) (doc Document, err error) {
+func parseFile(ctx context.Context, filename string, r io.Reader, lim Limits, log *slog.Logger, inProcess bool) (doc Parsed, err error) {
 	defer func() {
 		if v := recover(); v != nil {
-			doc, err = Document{}, fmt.Errorf("parse %s: %w", baseName(filename), recoveredError("panic", v, true))
+			doc, err = Parsed{}, fmt.Errorf("parse %s: %w", baseName(filename), recoveredError("panic", v, true))
 		}
 	}()
 	if err := ctx.Err(); err != nil {
-		return Document{}, fmt.Errorf("parse %s: %w", baseName(filename), err)
+		return Parsed{}, fmt.Errorf("parse %s: %w", baseName(filename), err)
 	}
 	ext := extension(filename)
 	p, ok := parsers[ext]
 	if !ok {
 		if ext == "" {
-			return Document{}, fmt.Errorf("parse %s: %w: no file extension", baseName(filename), ErrUnsupported)
+			return Parsed{}, fmt.Errorf("parse %s: %w: no file extension", baseName(filename), ErrUnsupported)
 		}
-		return Document{}, fmt.Errorf("parse %s: %w: %q", baseName(filename), ErrUnsupported, ext)
+		return Parsed{}, fmt.Errorf("parse %s: %w: %q", baseName(filename), ErrUnsupported, ext)
 	}
 	if ext == ".pdf" && !inProcess {
 		doc, err = parsePDFInChild(ctx, filename, r, lim.withDefaults(), orDiscard(log))
@@ -125,10 +126,10 @@ func parseFile(ctx context.Context, filename string, r io.Reader, lim Limits, lo
 		doc, err = p(filename, r, lim.withDefaults())
 	}
 	if err != nil {
-		return Document{}, fmt.Errorf("parse %s: %w", baseName(filename), err)
+		return Parsed{}, fmt.Errorf("parse %s: %w", baseName(filename), err)
 	}
 	if strings.TrimSpace(doc.Markdown) == "" {
-		return Document{}, fmt.Errorf("parse %s: %w: no text found", baseName(filename), ErrEmpty)
+		return Parsed{}, fmt.Errorf("parse %s: %w: no text found", baseName(filename), ErrEmpty)
 	}
 	if doc.Title == "" {
 		doc.Title = titleFromName(filename)

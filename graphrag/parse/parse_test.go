@@ -11,7 +11,7 @@ import (
 	"testing"
 )
 
-func parseString(t *testing.T, name, content string) (Document, error) {
+func parseString(t *testing.T, name, content string) (Parsed, error) {
 	t.Helper()
 	return Parse(context.Background(), name, strings.NewReader(content), Limits{}, nil)
 }
@@ -25,7 +25,7 @@ func readTestdata(t *testing.T, name string) []byte {
 	return data
 }
 
-func checkDoc(t *testing.T, doc Document, title, format string, want, notWant []string) {
+func checkDoc(t *testing.T, doc Parsed, title, format string, want, notWant []string) {
 	t.Helper()
 	if doc.Title != title {
 		t.Errorf("title = %q, want %q", doc.Title, title)
@@ -264,7 +264,7 @@ func TestParseBadFiles(t *testing.T) {
 			if errors.Is(err, errInternal) {
 				t.Errorf("a panic was recovered: %v", err)
 			}
-			if doc != (Document{}) {
+			if doc != (Parsed{}) {
 				t.Errorf("doc = %+v, want zero on error", doc)
 			}
 			if !strings.Contains(err.Error(), name) {

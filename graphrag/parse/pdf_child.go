@@ -74,7 +74,7 @@ type pdfChildJob struct {
 // pdfChildResult is the child's answer: the document, or the error's text
 // and the names of the sentinel errors it wraps.
 type pdfChildResult struct {
-	Doc   Document `json:"doc"`
+	Doc   Parsed   `json:"doc"`
 	Error string   `json:"error,omitempty"`
 	Kinds []string `json:"kinds,omitempty"`
 }
@@ -141,10 +141,10 @@ func runPDFChild(in io.Reader, job string) int {
 
 // parsePDFInChild is the PDF parser Parse uses: it reads the PDF here and
 // extracts its text in a child process, which ends with ctx.
-func parsePDFInChild(ctx context.Context, name string, r io.Reader, lim Limits, log *slog.Logger) (Document, error) {
+func parsePDFInChild(ctx context.Context, name string, r io.Reader, lim Limits, log *slog.Logger) (Parsed, error) {
 	data, err := readPDF(r, lim)
 	if err != nil {
-		return Document{}, err
+		return Parsed{}, err
 	}
 	if !servesPDFChildren.Load() {
 		log.Warn("parse: this executable does not serve PDF children (no parse.ServePDFChild in main); reading the PDF in this process", "file", baseName(name))
@@ -157,7 +157,7 @@ func parsePDFInChild(ctx context.Context, name string, r io.Reader, lim Limits, 
 	}
 	job, err := json.Marshal(pdfChildJob{Limits: lim, Timeout: pdfChildTimeout})
 	if err != nil {
-		return Document{}, fmt.Errorf("%w: %w: pdf child job: %v", ErrMalformed, errInternal, err)
+		return Parsed{}, fmt.Errorf("%w: %w: pdf child job: %v", ErrMalformed, errInternal, err)
 	}
 	caller := ctx
 	ctx, cancel := context.WithTimeout(ctx, pdfChildTimeout)
@@ -174,10 +174,10 @@ func parsePDFInChild(ctx context.Context, name string, r io.Reader, lim Limits, 
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		if caller.Err() != nil {
-			return Document{}, caller.Err()
+			return Parsed{}, caller.Err()
 		}
 		if ctx.Err() != nil {
-			return Document{}, pdfTimeoutError()
+			return Parsed{}, pdfTimeoutError()
 		}
 		log.Warn("parse: cannot start a child process to read a PDF; reading it in this process", "file", baseName(name), "err", err)
 		return parsePDFData(data, lim)
@@ -186,16 +186,16 @@ func parsePDFInChild(ctx context.Context, name string, r io.Reader, lim Limits, 
 	elapsed := time.Since(start)
 	switch {
 	case err != nil && caller.Err() != nil:
-		return Document{}, caller.Err() // the caller stopped: not the file's fault
+		return Parsed{}, caller.Err() // the caller stopped: not the file's fault
 	case err != nil && (ctx.Err() != nil || elapsed >= pdfChildTimeout):
 		log.Warn("parse: the PDF reader ran out of time", "file", baseName(name), "timeout", pdfChildTimeout)
-		return Document{}, pdfTimeoutError()
+		return Parsed{}, pdfTimeoutError()
 	case err != nil:
 		log.Warn("parse: the PDF reader process failed", "file", baseName(name), "exit", err, "elapsed", elapsed, "stderr", lastErrorLine(stderr.Bytes()))
-		return Document{}, errPDFReaderFailed
+		return Parsed{}, errPDFReaderFailed
 	case stdout.over:
 		log.Warn("parse: the PDF reader's output passes its cap", "file", baseName(name), "cap", stdout.max)
-		return Document{}, errPDFReaderFailed
+		return Parsed{}, errPDFReaderFailed
 	}
 	doc, err := decodePDFChildResult(stdout.buf.Bytes())
 	if errors.Is(err, errPDFReaderFailed) {
@@ -222,10 +222,10 @@ func pdfChildMaxOutput(lim Limits) int64 { return 6*lim.MaxInflated + 1<<20 }
 
 // decodePDFChildResult turns the child's output back into what parsePDF
 // returned.
-func decodePDFChildResult(out []byte) (Document, error) {
+func decodePDFChildResult(out []byte) (Parsed, error) {
 	var res pdfChildResult
 	if err := json.Unmarshal(out, &res); err != nil {
-		return Document{}, errPDFReaderFailed
+		return Parsed{}, errPDFReaderFailed
 	}
 	if res.Error == "" {
 		return res.Doc, nil
@@ -241,7 +241,7 @@ func decodePDFChildResult(out []byte) (Document, error) {
 	if len(e.kinds) == 0 {
 		e.kinds = []error{ErrMalformed} // Parse returns only sentinel errors
 	}
-	return Document{}, e
+	return Parsed{}, e
 }
 
 // pdfChildError is an error the child reported: its text, and the

@@ -24,7 +24,7 @@ func TestPDFThatCrashesTheReaderFailsAlone(t *testing.T) {
 	bad, good := cyclicObjStmPDF(), readTestdata(t, "sample.pdf")
 	var wg sync.WaitGroup
 	errs := make([]error, 4)
-	docs := make([]Document, 4)
+	docs := make([]Parsed, 4)
 	for i := range 4 {
 		wg.Go(func() {
 			data := good
@@ -45,7 +45,7 @@ func TestPDFThatCrashesTheReaderFailsAlone(t *testing.T) {
 		if !errors.Is(err, ErrMalformed) || errors.Is(err, errInternal) {
 			t.Fatalf("err = %v, want ErrMalformed (and no internal error)", err)
 		}
-		if docs[i] != (Document{}) {
+		if docs[i] != (Parsed{}) {
 			t.Errorf("doc = %+v, want zero on error", docs[i])
 		}
 		msg := err.Error()
@@ -155,7 +155,7 @@ func TestDecodePDFChildResult(t *testing.T) {
 	}
 	for _, tt := range tests {
 		doc, err := decodePDFChildResult([]byte(tt.out))
-		if err == nil || doc != (Document{}) || !strings.Contains(tt.out, err.Error()) {
+		if err == nil || doc != (Parsed{}) || !strings.Contains(tt.out, err.Error()) {
 			t.Errorf("output %s: doc = %+v, err = %v", tt.out, doc, err)
 		}
 		for _, w := range tt.want {
@@ -165,7 +165,7 @@ func TestDecodePDFChildResult(t *testing.T) {
 		}
 	}
 	doc, err := decodePDFChildResult([]byte(`{"doc":{"Title":"T","Format":"pdf","Markdown":"a <b> & c"}}`))
-	if err != nil || doc != (Document{Title: "T", Format: "pdf", Markdown: "a <b> & c"}) {
+	if err != nil || doc != (Parsed{Title: "T", Format: "pdf", Markdown: "a <b> & c"}) {
 		t.Errorf("doc = %+v, err = %v", doc, err)
 	}
 }
@@ -214,10 +214,10 @@ func BenchmarkParsePDF(b *testing.B) {
 	}
 	for _, bm := range []struct {
 		name  string
-		parse func(string, io.Reader, Limits) (Document, error)
+		parse func(string, io.Reader, Limits) (Parsed, error)
 	}{
 		{"in-process", parseInProcess},
-		{"child", func(name string, r io.Reader, lim Limits) (Document, error) {
+		{"child", func(name string, r io.Reader, lim Limits) (Parsed, error) {
 			return Parse(context.Background(), name, r, lim, nil)
 		}},
 	} {
@@ -239,7 +239,7 @@ func TestPDFChildStopsWithItsContext(t *testing.T) {
 	time.AfterFunc(50*time.Millisecond, cancel)
 	start := time.Now()
 	doc, err := Parse(ctx, "slow.pdf", bytes.NewReader(slow), Limits{}, nil)
-	if !errors.Is(err, context.Canceled) || doc != (Document{}) {
+	if !errors.Is(err, context.Canceled) || doc != (Parsed{}) {
 		t.Fatalf("Parse = %d bytes of Markdown, err %v; want context.Canceled", len(doc.Markdown), err)
 	}
 	if errors.Is(err, ErrMalformed) || errors.Is(err, ErrTooLarge) {

@@ -16,10 +16,10 @@ import (
 // against lim.MaxInflated and pages against lim.MaxPages. Parse does not
 // call it directly but through parsePDFInChild (pdf_child.go), because the
 // library can crash the process on crafted files.
-func parsePDF(_ string, r io.Reader, lim Limits) (Document, error) {
+func parsePDF(_ string, r io.Reader, lim Limits) (Parsed, error) {
 	data, err := readPDF(r, lim)
 	if err != nil {
-		return Document{}, err
+		return Parsed{}, err
 	}
 	return parsePDFData(data, lim)
 }
@@ -41,28 +41,28 @@ func readPDF(r io.Reader, lim Limits) ([]byte, error) {
 }
 
 // parsePDFData is parsePDF on bytes readPDF accepted; it may change data.
-func parsePDFData(data []byte, lim Limits) (doc Document, err error) {
+func parsePDFData(data []byte, lim Limits) (doc Parsed, err error) {
 	if bytes.HasPrefix(data, []byte("%PDF-2.")) {
 		copy(data[5:], "1.7") // the library reads PDF 2.0 files but refuses their header
 	}
 	if err := checkPDFNumbers(data); err != nil {
-		return Document{}, err
+		return Parsed{}, err
 	}
 	if err := checkObjectStreams(data, lim.MaxInflated); err != nil {
-		return Document{}, err
+		return Parsed{}, err
 	}
 	defer func() {
 		if v := recover(); v != nil {
-			doc, err = Document{}, pdfPanicError(v, ownPanic())
+			doc, err = Parsed{}, pdfPanicError(v, ownPanic())
 		}
 	}()
 	rd, err := pdf.NewReader(newBudgetReaderAt(data), int64(len(data)))
 	if err != nil {
-		return Document{}, pdfOpenError(err)
+		return Parsed{}, pdfOpenError(err)
 	}
 	pages, err := pdfPages(rd.Trailer().Key("Root").Key("Pages"), lim.MaxPages)
 	if err != nil {
-		return Document{}, err
+		return Parsed{}, err
 	}
 	e := &pdfExtractor{lim: lim, fonts: map[string]*pdfFont{}, fallbackFont: &pdfFont{dw: 1000, enc: winAnsi{}}}
 	var lines []pdfLine
@@ -78,22 +78,22 @@ func parsePDFData(data []byte, lim Limits) (doc Document, err error) {
 		}
 		lines = append(lines, page...)
 		if text += e.out.bytes; int64(text) > lim.MaxInflated {
-			return Document{}, fmt.Errorf("%w: pdf text passes %d bytes", ErrTooLarge, lim.MaxInflated)
+			return Parsed{}, fmt.Errorf("%w: pdf text passes %d bytes", ErrTooLarge, lim.MaxInflated)
 		}
 	}
 	w := newMDWriter(lim.MaxInflated)
 	writePDFLines(w, lines)
 	if w.err != nil {
-		return Document{}, w.err
+		return Parsed{}, w.err
 	}
 	md := w.String()
 	if strings.TrimSpace(md) == "" {
 		if firstErr != nil {
-			return Document{}, fmt.Errorf("%w: pdf: %v", ErrMalformed, firstErr)
+			return Parsed{}, fmt.Errorf("%w: pdf: %v", ErrMalformed, firstErr)
 		}
-		return Document{}, fmt.Errorf("%w: no extractable text in %d pages (scanned images?)", ErrEmpty, len(pages))
+		return Parsed{}, fmt.Errorf("%w: no extractable text in %d pages (scanned images?)", ErrEmpty, len(pages))
 	}
-	return Document{Title: pdfTitle(rd, md), Format: "pdf", Markdown: md}, nil
+	return Parsed{Title: pdfTitle(rd, md), Format: "pdf", Markdown: md}, nil
 }
 
 func pdfPanicError(v any, own bool) error {

@@ -8,12 +8,12 @@ import (
 
 // parseText reads a plain UTF-8 text file; its paragraphs (blank-line
 // separated) are already Markdown paragraphs.
-func parseText(name string, r io.Reader, lim Limits) (Document, error) {
+func parseText(name string, r io.Reader, lim Limits) (Parsed, error) {
 	s, err := readText(r, lim.MaxBytes)
 	if err != nil {
-		return Document{}, err
+		return Parsed{}, err
 	}
-	return Document{Title: textTitle(s, name), Format: "text", Markdown: s}, nil
+	return Parsed{Title: textTitle(s, name), Format: "text", Markdown: s}, nil
 }
 
 // textTitle is the first non-empty line when it is short enough to be a
