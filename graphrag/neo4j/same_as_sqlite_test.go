@@ -18,15 +18,15 @@ import (
 	"github.com/hopwise/hopwise/llm/llmtest"
 )
 
-// TestSameAsSQLite ingests the demo corpus into Neo4j and into the embedded store with the same scripted
+// TestSameAsSQLite ingests the sample documents into Neo4j and into the embedded store with the same scripted
 // model and checks that both hold the same documents, chunks, entities and relations, and that search
 // ranks the same passage first.
 func TestSameAsSQLite(t *testing.T) {
 	uri := testURI(t)
-	corpus := filepath.Join("..", "..", "..", "shared", "corpus", "demo")
+	corpus := filepath.Join("..", "..", "samples", "docs") // the sample documents (package samples)
 	entries, err := os.ReadDir(corpus)
 	if err != nil {
-		t.Skipf("demo corpus not beside the repository: %v", err)
+		t.Fatalf("sample documents: %v", err)
 	}
 	model := llmtest.New(t, llmtest.WithEmbedDim(64))
 	model.Handle(graphragtest.Extraction)
