@@ -5,7 +5,7 @@ BIN   := bin/hopwise
 PKGS  := ./...
 FUZZTIME ?= 2000x
 
-.PHONY: run models test-local test-local-reference e2e build test test-slow fuzz bench load lint fmt generate
+.PHONY: run models test-local test-local-reference test-clients e2e build test test-slow fuzz bench load lint fmt generate
 
 ## run: start Hopwise on http://127.0.0.1:8080; with no model endpoint configured it installs and starts the
 ## local models first (see deploy/models/README.md)
@@ -26,6 +26,11 @@ test-local: models
 test-local-reference: models
 	@deploy/models/serve.sh >/dev/null
 	HOPWISE_MODELS_ENV=$(CURDIR)/$${DATA_DIR:-data}/models/env HOPWISE_LOCAL_REFERENCE=1 $(GO) test -count=1 -run TestLocalModelsReferenceQuestion -v -timeout 30m ./cmd/hopwise/
+
+## test-clients: Hopwise used by real clients (Python's openai and mcp packages, openapi-spec-validator; pinned in
+## scripts/clients/requirements.txt, installed from PyPI into a cached venv) against the scripted model
+test-clients:
+	py=$$(scripts/clients/venv.sh) && HOPWISE_CLIENTS_PYTHON=$$py $(GO) test -count=1 -run TestRealClients -v ./cmd/hopwise/
 
 ## e2e: the browser journey in headless Chromium (needs Debian's chromium)
 e2e:

@@ -69,3 +69,18 @@ func TestProgramRoutesRefuseOtherOrigins(t *testing.T) {
 		t.Errorf("cookie without token: %d", resp.StatusCode)
 	}
 }
+
+// A client library keeps the cookies it is sent (Python's openai and mcp packages do): the program routes
+// set none, so its next POST is still a script's.
+func TestProgramRoutesSetNoSessionCookie(t *testing.T) {
+	b := newBrowser(t, webtest.Options{})
+	for _, path := range []string{"/api/v1/documents", "/v1/models", "/api/documents"} {
+		resp := send(t, http.MethodGet, b.srv.URL+path, nil)
+		if c := resp.Header.Values("Set-Cookie"); len(c) != 0 {
+			t.Errorf("%s sets %v", path, c)
+		}
+	}
+	if resp := send(t, http.MethodGet, b.srv.URL+"/documents", nil); len(resp.Header.Values("Set-Cookie")) != 1 {
+		t.Errorf("the documents page sets no session cookie")
+	}
+}

@@ -28,13 +28,14 @@ const (
 //     compute the token.
 //
 // Scripts calling /api/, /v1/ or /mcp without any browser header (no Origin, no Sec-Fetch-Site, no
-// cookie) carry no ambient credentials and are let through. Every response gets the session cookie when
-// it lacks one, and pages read the token from the context (csrfToken).
+// cookie) carry no ambient credentials and are let through. Every response but a program route's gets the
+// session cookie when it lacks one (a client library keeps cookies: one set by /v1/models would make its
+// next POST look like a browser's), and pages read the token from the context (csrfToken).
 func csrfProtection(secret []byte) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			session := sessionOf(c)
-			if session == "" {
+			if session == "" && !isProgramPath(c.Request().URL.Path) {
 				session = newSession(c)
 			}
 			token := csrfTokenFor(secret, session)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hopwise/hopwise/handlers/webtest"
+	"github.com/hopwise/hopwise/llm/llmtest"
 	"github.com/hopwise/hopwise/mcpserver/mcptest"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -17,14 +18,7 @@ func TestMCPCommandOverStdio(t *testing.T) {
 		t.Skip("builds and runs the binary")
 	}
 	bin := buildHopwise(t)
-	model := webtest.ScriptedModel(t, webtest.Options{})
-	data := t.TempDir()
-	env := []string{"EMBED_DIM=256", "LLM_MODEL=test-model"}
-	ingest := hopwiseCmd(context.Background(), bin, data, model.URL(), "ingest", demoDir)
-	ingest.Env = append(ingest.Env, env...)
-	if out, err := ingest.CombinedOutput(); err != nil {
-		t.Fatalf("ingest: %v\n%s", err, out)
-	}
+	model, data, env := scriptedSamples(t, bin)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := hopwiseCmd(ctx, bin, data, model.URL(), "mcp")
@@ -42,4 +36,20 @@ func TestMCPCommandOverStdio(t *testing.T) {
 	if code := cmd.ProcessState.ExitCode(); code != 0 {
 		t.Errorf("hopwise mcp exited with %d after its client closed stdin", code)
 	}
+}
+
+// scriptedSamples starts the scripted model that answers the agent's tasks (as the web app's tests use it)
+// and ingests the sample documents with it into a new data directory, returning the model, the directory
+// and the settings every later command needs beside hopwiseCmd's.
+func scriptedSamples(t *testing.T, bin string) (*llmtest.Server, string, []string) {
+	t.Helper()
+	model := webtest.ScriptedModel(t, webtest.Options{})
+	data := t.TempDir()
+	env := []string{"EMBED_DIM=256", "LLM_MODEL=test-model"}
+	ingest := hopwiseCmd(context.Background(), bin, data, model.URL(), "ingest", demoDir)
+	ingest.Env = append(ingest.Env, env...)
+	if out, err := ingest.CombinedOutput(); err != nil {
+		t.Fatalf("ingest: %v\n%s", err, out)
+	}
+	return model, data, env
 }
