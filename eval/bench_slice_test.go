@@ -26,7 +26,7 @@ const (
 
 // TestMuSiQueSliceGraphHelps runs the retrieval benchmark on the slice through the real ingestion (the
 // recorded extraction replayed), the real store and the real retrieval, with the recorded MiniLM vectors:
-// the graph walk must not lower hybrid search's recall at 2 or 5, nor hybrid fall below BM25.
+// the graph must raise hybrid search's recall at 2 and 5, and hybrid must not fall below BM25.
 //
 // HOPWISE_BENCH_RECORD=<embeddings base URL> (the local all-minilm-l6-v2 server of `make models`) cuts
 // the slice again from ../shared/bench/musique and records its vectors.
@@ -53,14 +53,13 @@ func TestMuSiQueSliceGraphHelps(t *testing.T) {
 		by[r.Method] = r
 	}
 	hybrid, fused, keyword := by[eval.MethodHybrid], by[eval.MethodHybridGraph], by[eval.MethodKeyword]
-	// R@5 is what a retrieval pass hands on (the agent reads 6 passages). R@2 is logged, not asserted: on
-	// this slice the walk moves a second passage above a first one that search ranked right (0.70 -> 0.65),
-	// while on all 50 questions it raises R@2 (docs/benchmarks.md).
+	// The graph (the walk and the bridge queries of its facts) must raise recall at 2 and 5 (on this
+	// slice: hybrid 0.700 / 0.783, hybrid + graph 0.750 / 0.833).
 	const at5 = 1
-	if fused.Recall[at5] < hybrid.Recall[at5] {
-		t.Errorf("R@5: hybrid + graph %.3f below hybrid %.3f", fused.Recall[at5], hybrid.Recall[at5])
-	}
 	for i, k := range hybrid.Ks {
+		if fused.Recall[i] <= hybrid.Recall[i] {
+			t.Errorf("R@%d: hybrid + graph %.3f not above hybrid %.3f", k, fused.Recall[i], hybrid.Recall[i])
+		}
 		if hybrid.Recall[i] < keyword.Recall[i] {
 			t.Errorf("R@%d: hybrid %.3f below BM25 alone %.3f", k, hybrid.Recall[i], keyword.Recall[i])
 		}

@@ -60,12 +60,11 @@ func LoadRecordedEmbedder(path string) (*RecordedEmbedder, error) {
 		}
 		var key [16]byte
 		copy(key[:], rec)
-		scale := math.Float32frombits(binary.LittleEndian.Uint32(rec[16:]))
-		v := make([]float32, e.dim)
+		q := make([]int8, e.dim)
 		for i, b := range rec[20:] {
-			v[i] = float32(int8(b)) * scale
+			q[i] = int8(b)
 		}
-		e.vecs[key] = v
+		e.vecs[key] = dequantize(math.Float32frombits(binary.LittleEndian.Uint32(rec[16:])), q)
 	}
 }
 
@@ -112,7 +111,9 @@ func NewRecorder(next graphrag.Embedder) *Recorder {
 	return &Recorder{next: next, vecs: map[[16]byte][]float32{}}
 }
 
-// Embed asks the real embedder and keeps its vectors.
+// Embed asks the real embedder and keeps its vectors. It answers with them as a RecordedEmbedder will
+// (rounded to int8), so that the recording run takes the same turns as the replays: the texts a retrieval
+// embeds can depend on what earlier vectors found (bridge queries name the entities of the best facts).
 func (r *Recorder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 	vecs, err := r.next.Embed(ctx, texts)
 	if err != nil {
@@ -120,12 +121,40 @@ func (r *Recorder) Embed(ctx context.Context, texts []string) ([][]float32, erro
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for i, t := range texts {
-		if i < len(vecs) {
-			r.vecs[textKey(t)] = vecs[i]
+	out := make([][]float32, len(vecs))
+	for i, v := range vecs {
+		scale, q := quantize(v)
+		out[i] = dequantize(scale, q)
+		if i < len(texts) {
+			r.vecs[textKey(texts[i])] = out[i]
 		}
 	}
-	return vecs, nil
+	return out, nil
+}
+
+// quantize rounds v to int8 with one scale (its largest magnitude over 127).
+func quantize(v []float32) (float32, []int8) {
+	peak := float32(0)
+	for _, x := range v {
+		peak = max(peak, float32(math.Abs(float64(x))))
+	}
+	scale := peak / 127
+	if scale == 0 {
+		scale = 1
+	}
+	q := make([]int8, len(v))
+	for i, x := range v {
+		q[i] = int8(math.Round(float64(x / scale)))
+	}
+	return scale, q
+}
+
+func dequantize(scale float32, q []int8) []float32 {
+	v := make([]float32, len(q))
+	for i, b := range q {
+		v[i] = float32(b) * scale
+	}
+	return v
 }
 
 // Save writes the recorded vectors, in key order so the file is the same for the same vectors.
@@ -148,18 +177,10 @@ func (r *Recorder) Save(path string) error {
 	head := binary.LittleEndian.AppendUint32([]byte(recordMagic), uint32(dim))
 	w.Write(head)
 	for _, k := range keys {
-		v := r.vecs[k]
-		peak := float32(0)
-		for _, x := range v {
-			peak = max(peak, float32(math.Abs(float64(x))))
-		}
-		scale := peak / 127
-		if scale == 0 {
-			scale = 1
-		}
+		scale, q := quantize(r.vecs[k])
 		rec := append(k[:], binary.LittleEndian.AppendUint32(nil, math.Float32bits(scale))...)
-		for _, x := range v {
-			rec = append(rec, byte(int8(math.Round(float64(x/scale)))))
+		for _, b := range q {
+			rec = append(rec, byte(b))
 		}
 		w.Write(rec)
 	}

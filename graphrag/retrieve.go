@@ -2,10 +2,12 @@ package graphrag
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // RetrieveOptions bound one retrieval.
@@ -40,11 +42,15 @@ type Retrieval struct {
 	Walk    []ScoredChunk // the passages of the graph walk, best first
 	Facts   []Fact        // relations the walk reached, best first, each with its source chunks
 	Linked  []LinkedEntity
+	// Bridges name the entities the best facts lead to, searched again with the first query (see
+	// bridgeQueries).
+	Bridges []string
 }
 
 // Retrieve searches for every query by BM25 and vectors and, with opt.Graph, walks the graph from the
 // entities the queries name and the passages search found first (a personalized PageRank over entities
-// and passages), then fuses the lists by weighted reciprocal rank.
+// and passages), searches again for the entities the best facts lead to (bridge queries), and lets the
+// walk reorder what the searches found by weighted reciprocal rank.
 func (r *Retriever) Retrieve(ctx context.Context, queries []Query, opt RetrieveOptions) (Retrieval, error) {
 	opt = opt.withDefaults()
 	var out Retrieval
@@ -59,7 +65,7 @@ func (r *Retriever) Retrieve(ctx context.Context, queries []Query, opt RetrieveO
 	}
 	out.Keyword = FuseWeighted(keyword, nil, depth)
 	out.Dense = FuseWeighted(dense, nil, depth)
-	out.Hybrid = fuseHybrid(queries, keyword, dense, depth)
+	out.Hybrid = fuseHybrid(queries, keyword, dense, nil, depth)
 	out.Chunks = out.Hybrid[:min(len(out.Hybrid), opt.K)]
 	if !opt.Graph {
 		return out, nil
@@ -71,8 +77,13 @@ func (r *Retriever) Retrieve(ctx context.Context, queries []Query, opt RetrieveO
 	if err := r.walk(ctx, texts, vecs, &out, opt); err != nil {
 		return out, err
 	}
+	candidates, err := r.bridge(ctx, queries, keyword, dense, depth, &out)
+	if err != nil {
+		return out, err
+	}
+	out.Chunks = candidates[:min(len(candidates), opt.K)]
 	if w := WalkWeight * out.linkConfidence(); w > 0 && len(out.Walk) > 0 {
-		out.Chunks = rerankByWalk(out.Hybrid, out.Walk, w, opt.K)
+		out.Chunks = rerankByWalk(candidates, out.Walk, w, opt.K)
 	}
 	return out, nil
 }
@@ -122,28 +133,50 @@ func (r *Retriever) lists(ctx context.Context, queries []Query, depth int) (keyw
 	if len(vecs) != len(queries) {
 		return nil, nil, nil, fmt.Errorf("graphrag: embed queries: got %d vectors for %d queries", len(vecs), len(queries))
 	}
+	keyword, dense = make([][]ScoredChunk, len(queries)), make([][]ScoredChunk, len(queries))
+	errs := make([]error, 2*len(queries))
+	sem := make(chan struct{}, searchesInFlight)
+	var wg sync.WaitGroup
 	for i, q := range queries {
-		text, err := r.store.SearchText(ctx, KeywordQuery(q.Text), depth)
-		if err != nil {
-			return nil, nil, nil, fmt.Errorf("graphrag: search text %q: %w", q.Text, err)
-		}
-		vec, err := r.store.SearchVector(ctx, vecs[i], depth)
-		if err != nil {
-			return nil, nil, nil, fmt.Errorf("graphrag: search vectors: %w", err)
-		}
-		keyword, dense = append(keyword, text), append(dense, vec)
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			if keyword[i], errs[2*i] = r.store.SearchText(ctx, KeywordQuery(q.Text), depth); errs[2*i] != nil {
+				errs[2*i] = fmt.Errorf("graphrag: search text %q: %w", q.Text, errs[2*i])
+			}
+		}()
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			if dense[i], errs[2*i+1] = r.store.SearchVector(ctx, vecs[i], depth); errs[2*i+1] != nil {
+				errs[2*i+1] = fmt.Errorf("graphrag: search vectors: %w", errs[2*i+1])
+			}
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, nil, nil, err
 	}
 	return keyword, dense, vecs, nil
 }
 
+// searchesInFlight bounds the searches one retrieval runs at once (SQLite keeps at least four readers; a
+// Neo4j session pool more), so that several queries cost about one round trip, not one each.
+const searchesInFlight = 4
+
 // Fusion weights, measured on MuSiQue and HotpotQA (docs/benchmarks.md): hybrid search adds the vector
 // list's scores at DenseShare and BM25's at the rest, each scaled to [0, 1] within its list (reciprocal
 // rank fusion with equal weights ranked below the vectors alone there); the graph walk's passages are then
-// fused with hybrid search's by reciprocal rank at WalkWeight against 1, reordering hybrid search's
-// candidates (rerankByWalk).
+// fused with the candidates of hybrid and bridge search by reciprocal rank at WalkWeight against 1,
+// reordering them (rerankByWalk). With bridge queries the walk's list weighs little: they already carry
+// the graph's next hop, and at weight 1 the walk pulled the passages of the question's own names over
+// the bridge's.
 const (
 	DenseShare = 0.8
-	WalkWeight = 1.0
+	WalkWeight = 0.25
 )
 
 // IdentifierDenseShare replaces DenseShare for a query that names an identifier or a code (exactTerms): vectors
@@ -165,8 +198,8 @@ func HasIdentifier(text string) bool { return identifier.MatchString(text) }
 func exactTerms(text string) bool { return HasIdentifier(text) || capitals.MatchString(text) }
 
 // fuseHybrid fuses every query's vector and BM25 lists by their scaled scores, so a passage several
-// queries find adds their scores.
-func fuseHybrid(queries []Query, keyword, dense [][]ScoredChunk, k int) []ScoredChunk {
+// queries find adds their scores; query i's lists weigh weight[i] (all 1 when weight is nil).
+func fuseHybrid(queries []Query, keyword, dense [][]ScoredChunk, weight []float64, k int) []ScoredChunk {
 	lists := append(append([][]ScoredChunk(nil), dense...), keyword...)
 	weights := make([]float64, len(lists))
 	for i, q := range queries {
@@ -174,7 +207,11 @@ func fuseHybrid(queries []Query, keyword, dense [][]ScoredChunk, k int) []Scored
 		if exactTerms(q.Text) {
 			share = IdentifierDenseShare
 		}
-		weights[i], weights[len(dense)+i] = share, 1-share
+		w := 1.0
+		if weight != nil {
+			w = weight[i]
+		}
+		weights[i], weights[len(dense)+i] = w*share, w*(1-share)
 	}
 	return FuseScores(lists, weights, k)
 }

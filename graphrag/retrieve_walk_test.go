@@ -129,3 +129,34 @@ func TestIdentifiersAndCodes(t *testing.T) {
 		t.Error("an acronym is no identifier for HyDE")
 	}
 }
+
+func TestBridgeQueriesFollowTheFactsToNewEntities(t *testing.T) {
+	fact := func(src, srcName, typ, dst, dstName string) Fact {
+		return Fact{Relation: Relation{Source: src, SourceName: srcName, Type: typ, Target: dst, TargetName: dstName}}
+	}
+	facts := []Fact{
+		fact("green", "Green", "PERFORMED_BY", "steve hillage", "Steve Hillage"),
+		fact("steve hillage", "Steve Hillage", "MEMBER_OF", "gong", "Gong"),      // Hillage already followed: Gong
+		fact("green", "Green", "RELEASED_IN", "1978", "1978"),                    // a new end again
+		fact("green", "Green", "GENRE", "rock", "rock"),                          // past bridgeFacts
+		fact("x", "", "REL", "y", ""),                                            // no names: never a query
+		fact("green", "Green", "PERFORMED_BY", "steve hillage", "Steve Hillage"), // no end left
+	}
+	linked := []LinkedEntity{{Entity: Entity{Key: "green", Name: "Green"}, Confidence: 1}}
+	q := "Who is the spouse of the Green performer?"
+	got := bridgeQueries([]Query{{Text: q}, {Text: "a sub-question"}}, facts, linked)
+	want := []Query{
+		{Text: "Steve Hillage", EmbedText: q + " Steve Hillage"},
+		{Text: "Gong", EmbedText: q + " Gong"},
+		{Text: "1978", EmbedText: q + " 1978"},
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("bridgeQueries = %q, want %q", got, want)
+	}
+	if got := bridgeQueries(nil, facts, linked); got != nil {
+		t.Errorf("no query: %q, want none", got)
+	}
+	if got := bridgeQueries([]Query{{Text: q}}, facts[4:5], nil); got != nil {
+		t.Errorf("facts without names: %q, want none", got)
+	}
+}
