@@ -40,13 +40,19 @@ func openApp(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*app
 }
 
 // openStored wires everything for a command that does not embed (docs, show, delete, status): the store opens
-// with EMBED_DIM or the dimension it recorded, and the model is not contacted. A store that holds nothing
-// yet is not created: the app then has no store and the error wraps graphrag.ErrNoDimension.
+// with EMBED_DIM or the dimension it recorded, whatever embedding model is configured (no vector is
+// compared), and the model is not contacted. A store that holds nothing yet is not created: the app then
+// has no store and the error wraps graphrag.ErrNoDimension.
 func openStored(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*app, error) {
 	client := newClient(cfg, logger)
-	a, err := wire(ctx, cfg, logger, client, cfg.EmbedDim)
+	anyModel := *cfg
+	anyModel.EmbedModel = ""
+	a, err := wire(ctx, &anyModel, logger, client, cfg.EmbedDim)
 	if errors.Is(err, graphrag.ErrNoDimension) {
 		return &app{cfg: cfg, logger: logger, llm: client}, err
+	}
+	if a != nil {
+		a.cfg = cfg
 	}
 	return a, err
 }

@@ -306,7 +306,8 @@ func TestDocsWithTheModelsDown(t *testing.T) {
 	bin := versionedHopwise(t)
 	_, data, env := scriptedEnv(t)
 	mustRun(t, bin, env, "ingest", mustAbs(t, "../../samples/docs/munich-travel-tips.md"))
-	down := []string{"HOPWISE_DATA_DIR=" + data, "LLM_BASE_URL=http://127.0.0.1:1/v1", "EMBED_MODEL=test-embed"}
+	// No EMBED_MODEL either: a command that compares no vectors opens the store whatever model is configured.
+	down := []string{"HOPWISE_DATA_DIR=" + data, "LLM_BASE_URL=http://127.0.0.1:1/v1"}
 	for _, args := range [][]string{{"docs"}, {"show", "munich-travel-tips.md"}, {"status"}, {"delete", "munich-travel-tips.md"}, {"docs", "--json"}} {
 		start := time.Now()
 		out, errOut, code := hopwiseIn(t, bin, t.TempDir(), down, args...)
@@ -375,4 +376,19 @@ func mustAbs(t *testing.T, p string) string {
 		t.Fatal(err)
 	}
 	return abs
+}
+
+// TestCompletion: `completion bash` prints a script, and delete completes the stored documents' names
+// (cobra's __complete is what the script calls), reading the store without the model.
+func TestCompletion(t *testing.T) {
+	bin := versionedHopwise(t)
+	if out := mustRun(t, bin, nil, "completion", "bash"); !strings.Contains(out, "__start_hopwise") {
+		t.Errorf("completion bash printed no bash completion script:\n%.300s", out)
+	}
+	_, data, env := scriptedEnv(t)
+	mustRun(t, bin, env, "ingest", mustAbs(t, "../../samples/docs/munich-travel-tips.md"))
+	out := mustRun(t, bin, []string{"HOPWISE_DATA_DIR=" + data, "LLM_BASE_URL=http://127.0.0.1:1/v1"}, "__complete", "delete", "")
+	if !strings.HasPrefix(out, "munich-travel-tips.md\tdone\n") {
+		t.Errorf("delete completes %q, want the stored document's name", out)
+	}
 }

@@ -171,6 +171,7 @@ func completeDocuments(cfg *config.Config) cobra.CompletionFunc {
 	return func(cmd *cobra.Command, _ []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		docs, err := storedDocuments(cmd.Context(), cfg, slog.New(slog.DiscardHandler))
 		if err != nil {
+			cobra.CompDebugln("hopwise: list documents: "+err.Error(), true)
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
 		names := make([]cobra.Completion, 0, len(docs))
