@@ -62,7 +62,7 @@ func (r *run) localLoop(ctx context.Context) error {
 			return err
 		}
 		items := r.fresh(ctx, f, strings.Join(queries, "; "))
-		r.finished(NodeRetrieve, retrieveSummary(queries, items))
+		r.finished(NodeRetrieve, retrieveSummary(queries, items, f.bridges))
 		var next []string
 		if n := r.st.keep(items); n > 0 && r.callsLeft() > 0 {
 			ok, search, err := r.answerCompact(ctx)

@@ -29,7 +29,7 @@ func (r *run) naive(ctx context.Context) error {
 		srcs[i] = source{kind: KindChunk, chunk: c.Chunk}
 	}
 	r.st.keep(srcs)
-	r.finished(NodeRetrieve, retrieveSummary(r.st.queries, srcs))
+	r.finished(NodeRetrieve, retrieveSummary(r.st.queries, srcs, nil))
 	if len(srcs) == 0 {
 		r.notFound()
 		return nil

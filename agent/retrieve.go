@@ -13,6 +13,8 @@ import (
 type found struct {
 	chunks []graphrag.ScoredChunk
 	facts  []graphrag.Fact
+	// bridges name the entities the graph's facts led retrieval on to, searched for as the next hop.
+	bridges []string
 }
 
 // factsPerPass bounds the graph facts offered to grading in one pass.
@@ -32,7 +34,7 @@ func (r *run) lookup(ctx context.Context, queries []string, hyde map[string]stri
 	if err != nil {
 		return found{}, fmt.Errorf("agent: retrieve: %w", err)
 	}
-	return found{chunks: res.Chunks, facts: res.Facts}, nil
+	return found{chunks: res.Chunks, facts: res.Facts, bridges: res.Bridges}, nil
 }
 
 // depth is how many fused results to ask for so that K remain once kept ones are skipped (and enough
@@ -58,6 +60,11 @@ func (r *run) keptChunks() int {
 // merge joins the results of two retrievals: chunks fused by reciprocal rank, facts in order, once each.
 func merge(a, b found, k int) found {
 	out := found{chunks: graphrag.Fuse([][]graphrag.ScoredChunk{a.chunks, b.chunks}, k)}
+	for _, name := range slices.Concat(a.bridges, b.bridges) {
+		if !slices.Contains(out.bridges, name) {
+			out.bridges = append(out.bridges, name)
+		}
+	}
 	seen := map[string]bool{}
 	for _, f := range slices.Concat(a.facts, b.facts) {
 		if !seen[f.ID] {
@@ -114,7 +121,7 @@ func (r *run) rerank(ctx context.Context, query string, chunks []source) []sourc
 }
 
 // retrieveSummary says what a pass found, for people.
-func retrieveSummary(queries []string, items []source) string {
+func retrieveSummary(queries []string, items []source, bridges []string) string {
 	chunks, facts := 0, 0
 	for _, s := range items {
 		if s.kind == KindFact {
@@ -124,6 +131,9 @@ func retrieveSummary(queries []string, items []source) string {
 		}
 	}
 	what := fmt.Sprintf("%d new passages and %d graph facts", chunks, facts)
+	if len(bridges) > 0 {
+		what += "; followed the graph on to " + clip(strings.Join(bridges, ", "), 120)
+	}
 	if len(queries) == 1 {
 		return "Searched for “" + clip(queries[0], 120) + "”: " + what
 	}

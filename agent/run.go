@@ -150,7 +150,7 @@ func (r *run) firstPass(ctx context.Context) ([]source, bool, error) {
 		f = merge(f, more, depth)
 	}
 	items := r.fresh(ctx, f, q)
-	r.finished(NodeRetrieve, retrieveSummary(r.st.queries, items))
+	r.finished(NodeRetrieve, retrieveSummary(r.st.queries, items, f.bridges))
 	return items, true, nil
 }
 
@@ -200,7 +200,7 @@ func (r *run) plan(ctx context.Context) ([]source, error) {
 			return nil, err
 		}
 		items = r.fresh(ctx, f, strings.Join(queries, "; "))
-		r.finished(NodeRetrieve, retrieveSummary(queries, items))
+		r.finished(NodeRetrieve, retrieveSummary(queries, items, f.bridges))
 	}
 	return append(items, web...), nil
 }

@@ -112,6 +112,13 @@ func TestDelhiMunichTakesTheDistanceHop(t *testing.T) {
 		t.Errorf("citations %+v: want the distance fact, traced to its document", res.Citations)
 	}
 
+	// The trace says where the graph led retrieval on: the entities its facts lead to were searched too.
+	if !slices.ContainsFunc(res.Trace, func(e agent.Event) bool {
+		return e.Node == agent.NodeRetrieve && e.Type == agent.EventNodeFinished && strings.Contains(e.Summary, "; followed the graph on to ")
+	}) {
+		t.Errorf("no retrieval step names the entities the graph led on to: %+v", res.Trace)
+	}
+
 	// Grading: one call per pass, the second judged against the sub-question, kept passages not re-read.
 	grades := m.prompts(taskGrade)
 	if len(grades) != 2 {

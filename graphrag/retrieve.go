@@ -59,7 +59,24 @@ func (r *Retriever) Retrieve(ctx context.Context, queries []Query, opt RetrieveO
 		return out, nil
 	}
 	depth := max(2*opt.K, 20)
+	// Linking the queries' entities needs no search result: it runs while the searches do.
+	var linked []LinkedEntity
+	linkErr := make(chan error, 1)
+	if opt.Graph {
+		texts := make([]string, len(queries))
+		for i, q := range queries {
+			texts[i] = q.Text
+		}
+		go func() {
+			var err error
+			linked, err = r.link(ctx, texts)
+			linkErr <- err
+		}()
+	}
 	keyword, dense, vecs, err := r.lists(ctx, queries, depth)
+	if opt.Graph {
+		err = errors.Join(err, <-linkErr)
+	}
 	if err != nil {
 		return out, err
 	}
@@ -70,11 +87,8 @@ func (r *Retriever) Retrieve(ctx context.Context, queries []Query, opt RetrieveO
 	if !opt.Graph {
 		return out, nil
 	}
-	texts := make([]string, len(queries))
-	for i, q := range queries {
-		texts[i] = q.Text
-	}
-	if err := r.walk(ctx, texts, vecs, &out, opt); err != nil {
+	out.Linked = linked
+	if err := r.walk(ctx, vecs, &out, opt); err != nil {
 		return out, err
 	}
 	candidates, err := r.bridge(ctx, queries, keyword, dense, depth, &out)

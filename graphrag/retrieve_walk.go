@@ -34,17 +34,12 @@ func mean(m map[string]float64) float64 {
 	return sum / float64(len(m))
 }
 
-// walk links the entities the texts name and ranks passages and relations by a personalized PageRank
-// over entities and passages (HippoRAG 2's recipe), seeded by the linked entities (each by how sure the
-// link is and how specific the entity is: one mentioned in few passages weighs more), by the ends of the
-// relations whose text is nearest the queries, and, with a small share, by the passages vector search
-// found first. It fills out.Walk, out.Facts and out.Linked.
-func (r *Retriever) walk(ctx context.Context, texts []string, qvecs [][]float32, out *Retrieval, opt RetrieveOptions) error {
-	linked, err := r.link(ctx, texts)
-	if err != nil {
-		return err
-	}
-	out.Linked = linked
+// walk ranks passages and relations by a personalized PageRank over entities and passages (HippoRAG 2's
+// recipe), seeded by the linked entities (each by how sure the link is and how specific the entity is: one
+// mentioned in few passages weighs more), by the ends of the relations whose text is nearest the queries,
+// and, with a small share, by the passages vector search found first. It reads out.Linked and out.Dense and fills out.Walk and out.Facts.
+func (r *Retriever) walk(ctx context.Context, qvecs [][]float32, out *Retrieval, opt RetrieveOptions) error {
+	linked := out.Linked
 	seeds := out.Dense[:min(len(out.Dense), walkSeedChunks)]
 	if len(linked) == 0 && len(seeds) == 0 {
 		return nil
