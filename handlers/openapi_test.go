@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/hopwise/hopwise/handlers/webtest"
 	"github.com/labstack/echo/v4"
 )
@@ -68,5 +69,57 @@ func TestOpenAPIDescribesEveryRoute(t *testing.T) {
 	}
 	if len(routed) < 20 {
 		t.Errorf("only %d routes: %v", len(routed), routed)
+	}
+}
+
+// The answers match the schemas the description gives them.
+func TestOpenAPISchemasMatchAnswers(t *testing.T) {
+	b := newBrowser(t, webtest.Options{Demo: true})
+	var doc struct {
+		Paths map[string]map[string]struct {
+			Responses map[string]struct {
+				Content map[string]struct {
+					Schema json.RawMessage
+				}
+			}
+		}
+	}
+	getJSON(t, b, "/api/v1/openapi.json", &doc)
+	var found struct{ Passages []struct{ ID string } }
+	getJSON(t, b, "/api/v1/search?q=Munich", &found)
+	if len(found.Passages) == 0 {
+		t.Fatal("no passage found")
+	}
+	cases := []struct{ path, described string }{
+		{"/api/v1/documents?limit=2", "/api/v1/documents"},
+		{"/api/v1/search?q=distance+Delhi+Munich", "/api/v1/search"},
+		{"/api/v1/passages/" + found.Passages[0].ID, "/api/v1/passages/{id}"},
+		{"/api/v1/graph/entities?q=Munich", "/api/v1/graph/entities"},
+		{"/api/v1/graph/neighbourhood?entity=Munich&hops=2", "/api/v1/graph/neighbourhood"},
+		{"/api/v1/documents/munich-city-distances.md", "/api/v1/documents/{id}"},
+		{"/api/v1/conversations", "/api/v1/conversations"},
+		{"/v1/models", "/v1/models"},
+		{"/api/v1/status", "/api/v1/status"},
+		{"/api/documents", "/api/documents"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.described, func(t *testing.T) {
+			raw := doc.Paths[tc.described]["get"].Responses["200"].Content["application/json"].Schema
+			var schema jsonschema.Schema
+			if err := json.Unmarshal(raw, &schema); err != nil {
+				t.Fatalf("schema %s: %v", raw, err)
+			}
+			resolved, err := schema.Resolve(nil)
+			if err != nil {
+				t.Fatalf("resolve: %v", err)
+			}
+			var body any
+			if code := getJSON(t, b, tc.path, &body); code != http.StatusOK {
+				t.Fatalf("GET %s: %d", tc.path, code)
+			}
+			if err := resolved.Validate(body); err != nil {
+				t.Errorf("GET %s does not match its schema: %v", tc.path, err)
+			}
+		})
 	}
 }
