@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -390,5 +391,37 @@ func TestCompletion(t *testing.T) {
 	out := mustRun(t, bin, []string{"HOPWISE_DATA_DIR=" + data, "LLM_BASE_URL=http://127.0.0.1:1/v1"}, "__complete", "delete", "")
 	if !strings.HasPrefix(out, "munich-travel-tips.md\tdone\n") {
 		t.Errorf("delete completes %q, want the stored document's name", out)
+	}
+}
+
+// TestServeIsTheDefault: flags without a command are serve's (`hopwise --addr ...`), as the container's
+// entry point and old scripts call it; SIGTERM stops it with status 0.
+func TestServeIsTheDefault(t *testing.T) {
+	bin := versionedHopwise(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "--addr", "127.0.0.1:0")
+	cmd.Env = cleanEnv("HOPWISE_DATA_DIR="+t.TempDir(), "EMBED_DIM=64", "LLM_BASE_URL=http://127.0.0.1:1/v1")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil || !strings.HasPrefix(line, "Hopwise is running at http://127.0.0.1:") {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatalf("hopwise --addr: first line %q, %v\n%s", line, err, stderr.String())
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("serve after SIGTERM: %v\n%s", err, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "level=INFO") {
+		t.Errorf("serve logs below info level by default:\n%s", stderr.String())
 	}
 }
