@@ -99,15 +99,18 @@ func splitMessages(msgs []chatMessage) (string, []agent.Exchange, error) {
 	return msgs[len(msgs)-1].text(), out, nil
 }
 
-// earlierTurns bounds the exchanges of a request stored with its conversation: the agent reads only the
-// latest few.
-const earlierTurns = 6
+// maxEarlier bounds the exchanges of one request that are stored.
+const maxEarlier = 50
 
-// completionConversation is the stored conversation named by id, or a new one holding the request's
-// earlier exchanges as answered turns, so that a follow-up is read with them as on the chat page.
+// completionConversation is the stored conversation named by id; else the one the earlier exchanges
+// continue (a chat front end sends the whole chat with every question, and the chat is one conversation);
+// else a new one holding them as answered turns, so that a follow-up is read with them as on the chat page.
 func (s *server) completionConversation(ctx context.Context, id, question string, earlier []agent.Exchange) (graphrag.Conversation, error) {
 	if id != "" {
 		return s.Chat.Start(ctx, id, question)
+	}
+	if conv, ok, err := s.continuedConversation(ctx, earlier); err != nil || ok {
+		return conv, err
 	}
 	first := question
 	if len(earlier) > 0 {
@@ -117,7 +120,7 @@ func (s *server) completionConversation(ctx context.Context, id, question string
 	if err != nil {
 		return conv, err
 	}
-	earlier = earlier[max(0, len(earlier)-earlierTurns):]
+	earlier = earlier[max(0, len(earlier)-maxEarlier):]
 	now := time.Now().UTC()
 	for i, ex := range earlier {
 		t := graphrag.Turn{ID: "t" + newID(), ConversationID: conv.ID, Ordinal: i + 1, Question: ex.Question, Answer: ex.Answer,
@@ -127,6 +130,50 @@ func (s *server) completionConversation(ctx context.Context, id, question string
 		}
 	}
 	return conv, nil
+}
+
+// continuedCandidates bounds the recent conversations compared with a request's earlier exchanges.
+const continuedCandidates = 20
+
+// continuedConversation finds, among the conversations updated last, one whose turns are exactly the
+// earlier exchanges, answered.
+func (s *server) continuedConversation(ctx context.Context, earlier []agent.Exchange) (graphrag.Conversation, bool, error) {
+	if len(earlier) == 0 {
+		return graphrag.Conversation{}, false, nil
+	}
+	convs, err := s.Store.Conversations(ctx)
+	if err != nil {
+		return graphrag.Conversation{}, false, err
+	}
+	seen := 0
+	for _, c := range convs {
+		if c.Turns != len(earlier) {
+			continue
+		}
+		if seen++; seen > continuedCandidates {
+			break
+		}
+		conv, turns, err := s.Store.Conversation(ctx, c.ID)
+		if err != nil {
+			return graphrag.Conversation{}, false, err
+		}
+		if sameExchanges(turns, earlier) {
+			return conv, true, nil
+		}
+	}
+	return graphrag.Conversation{}, false, nil
+}
+
+func sameExchanges(turns []graphrag.Turn, earlier []agent.Exchange) bool {
+	if len(turns) != len(earlier) {
+		return false
+	}
+	for i, t := range turns {
+		if t.Status != agent.TurnDone || t.Question != earlier[i].Question || strings.TrimSpace(t.Answer) != earlier[i].Answer {
+			return false
+		}
+	}
+	return true
 }
 
 func completionID(turn graphrag.Turn) string { return "chatcmpl-" + turn.ID }

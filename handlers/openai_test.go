@@ -133,28 +133,49 @@ func TestOpenAICitationsAndConversation(t *testing.T) {
 		}
 	}
 
-	msgs, _ := json.Marshal([]map[string]string{
-		{"role": "user", "content": webtest.DelhiQuestion},
-		{"role": "assistant", "content": first.Choices[0].Message.Content},
-		{"role": "user", "content": "And from Paris?"}})
-	resp = postCompletion(t, b, `{"model":"hopwise","messages":`+string(msgs)+`}`, nil)
-	var next completionBody
-	json.NewDecoder(resp.Body).Decode(&next)
-	resp.Body.Close()
-	var conv struct {
-		Title string
-		Turns []struct{ Question, Answer, Status string }
+	// A chat front end sends the whole chat each time: it continues the conversation its earlier messages are.
+	followUp := func(answer, question string) completionBody {
+		msgs, _ := json.Marshal([]map[string]string{
+			{"role": "system", "content": "Be brief."},
+			{"role": "user", "content": webtest.DelhiQuestion},
+			{"role": "assistant", "content": answer},
+			{"role": "user", "content": question}})
+		resp := postCompletion(t, b, `{"model":"hopwise","messages":`+string(msgs)+`}`, nil)
+		defer resp.Body.Close()
+		var out completionBody
+		json.NewDecoder(resp.Body).Decode(&out)
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("follow-up: %d %+v", resp.StatusCode, out)
+		}
+		return out
 	}
-	getJSON(t, b, "/api/v1/conversations/"+next.Hopwise.ConversationID, &conv)
-	if len(conv.Turns) != 2 || conv.Turns[0].Question != webtest.DelhiQuestion || !strings.HasPrefix(first.Choices[0].Message.Content, conv.Turns[0].Answer+"\n\nSources:\n[1] ") ||
-		conv.Turns[1].Question != "And from Paris?" || conv.Turns[1].Status != "done" || !strings.HasPrefix(conv.Title, "How much") {
-		t.Errorf("follow-up conversation: %+v", conv)
+	type turns struct {
+		Title string
+		Turns []struct{ ID, Question, Answer, Status string }
+	}
+	conversation := func(id string) turns {
+		var conv turns
+		getJSON(t, b, "/api/v1/conversations/"+id, &conv)
+		return conv
+	}
+	next := followUp(first.Choices[0].Message.Content, "And from Paris?")
+	conv := conversation(next.Hopwise.ConversationID)
+	if next.Hopwise.ConversationID != first.Hopwise.ConversationID || len(conv.Turns) != 2 || conv.Turns[0].ID != first.Hopwise.TurnID ||
+		conv.Turns[1].Question != "And from Paris?" || conv.Turns[1].Status != "done" {
+		t.Errorf("follow-up did not continue the conversation %s: %s %+v", first.Hopwise.ConversationID, next.Hopwise.ConversationID, conv)
 	}
 
-	resp = postCompletion(t, b, `{"messages":[{"role":"user","content":"And from Rome?"}],"conversation_id":"`+first.Hopwise.ConversationID+`"}`, nil)
+	// An edited chat is another conversation, which starts with the exchanges as the client has them.
+	edited := followUp("You can receive 600 EUR [1].", "And from Rome?")
+	conv = conversation(edited.Hopwise.ConversationID)
+	if edited.Hopwise.ConversationID == first.Hopwise.ConversationID || len(conv.Turns) != 2 || conv.Turns[0].Answer != "You can receive 600 EUR [1]." ||
+		conv.Turns[0].Question != webtest.DelhiQuestion || conv.Turns[1].Question != "And from Rome?" || !strings.HasPrefix(conv.Title, "How much") {
+		t.Errorf("edited chat: %+v", conv)
+	}
+
+	resp = postCompletion(t, b, `{"messages":[{"role":"user","content":"And from Oslo?"}],"conversation_id":"`+first.Hopwise.ConversationID+`"}`, nil)
 	resp.Body.Close()
-	getJSON(t, b, "/api/v1/conversations/"+first.Hopwise.ConversationID, &conv)
-	if resp.StatusCode != http.StatusOK || len(conv.Turns) != 2 || conv.Turns[1].Question != "And from Rome?" {
+	if conv = conversation(first.Hopwise.ConversationID); resp.StatusCode != http.StatusOK || len(conv.Turns) != 3 || conv.Turns[2].Question != "And from Oslo?" {
 		t.Errorf("conversation_id: %d %+v", resp.StatusCode, conv)
 	}
 
