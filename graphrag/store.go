@@ -97,6 +97,9 @@ type GraphStore interface {
 	PutExtraction(ctx context.Context, x Extraction) error
 	// MarkChunkFailed ends a chunk's extraction with a reason people can read.
 	MarkChunkFailed(ctx context.Context, chunkID, reason string) error
+	// RetryFailedChunks returns a document's failed chunks to embedded with their reasons cleared, so the
+	// next job extracts them again, and says how many there were; other chunks are left as they are.
+	RetryFailedChunks(ctx context.Context, docID string) (int, error)
 	// Entities returns the entities with these keys; unknown keys are skipped.
 	Entities(ctx context.Context, keys []string) ([]Entity, error)
 	// SearchEntities finds entities whose name or aliases match the words of query (full text), best first.

@@ -31,6 +31,7 @@ func Run(t *testing.T, newStore func(t *testing.T, dim int) graphrag.Store) {
 		{"Neighborhood", neighborhoodCases},
 		{"Subgraph", subgraphCases},
 		{"DeleteDocument", deleteCases},
+		{"RetryFailedChunks", retryCases},
 		{"Concurrency", concurrencyCases},
 		{"Conversations", conversationCases},
 	}
