@@ -58,7 +58,7 @@ func (s *server) chatCompletions(c echo.Context) error {
 		return err
 	}
 	if req.Stream {
-		return s.streamCompletion(c, conv.ID, q, req.Steps, release)
+		return s.streamCompletion(c, conv.ID, q, req, release)
 	}
 	turn, res, err := s.Chat.Ask(ctx, conv.ID, q, func(agent.Event) {})
 	release()

@@ -14,9 +14,11 @@ import (
 // streamCompletion streams an answer as chat.completion.chunk events ending in "data: [DONE]". The
 // answer's text is sent once the run has finished it: the agent audits its draft and may write it again,
 // and a client cannot take back words it was sent. Meanwhile the stream stays open with pings and, when
-// asked (hopwise_steps), the agent's steps as chunks with no choices, which standard clients skip. The
-// last chunk holds the finish reason, the citations, the usage and Hopwise's additions.
-func (s *server) streamCompletion(c echo.Context, conversationID, question string, steps bool, release func()) error {
+// the agent's steps: as reasoning_content, which chat front ends show as a reasoning model's thinking and
+// other clients ignore (unless hopwise_reasoning is false), and when asked (hopwise_steps) as chunks with
+// no choices and a hopwise_event, for programs. The last chunk holds the finish reason, the citations, the
+// usage and Hopwise's additions.
+func (s *server) streamCompletion(c echo.Context, conversationID, question string, req chatRequest, release func()) error {
 	ctx := c.Request().Context()
 	sse := startSSE(c)
 	id, created := "chatcmpl-"+newID(), time.Now().Unix()
@@ -33,9 +35,18 @@ func (s *server) streamCompletion(c echo.Context, conversationID, question strin
 	if err := send(chunk(chunkChoice{Delta: chunkDelta{Role: "assistant"}})); err != nil {
 		return nil
 	}
+	reasoning := req.Reasoning == nil || *req.Reasoning
 	sink := eventSink{event: func(ev agent.Event) error {
 		step, ok := stepOf(ev)
-		if !steps || !ok {
+		if !ok {
+			return nil
+		}
+		if reasoning && step.Summary != "" {
+			if err := send(chunk(chunkChoice{Delta: chunkDelta{ReasoningContent: step.Summary + "\n"}})); err != nil {
+				return err
+			}
+		}
+		if !req.Steps {
 			return nil
 		}
 		ch := chunk()

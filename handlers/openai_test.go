@@ -250,3 +250,36 @@ func TestOpenAIStreamSteps(t *testing.T) {
 		t.Errorf("%d steps, first %+v, last %+v", steps, chunks[0], last)
 	}
 }
+
+// The steps stream as the reasoning_content of ordinary chunks (go-openai reads it), unless
+// hopwise_reasoning is false.
+func TestOpenAIStreamReasoning(t *testing.T) {
+	b := newBrowser(t, webtest.Options{Demo: true})
+	stream := func(extra string) (reasoning, text string) {
+		resp := postCompletion(t, b, `{"model":"hopwise","stream":true,`+extra+`"messages":[{"role":"user","content":"`+webtest.DelhiQuestion+`"}]}`, nil)
+		defer resp.Body.Close()
+		var r, c strings.Builder
+		sc := bufio.NewScanner(resp.Body)
+		for sc.Scan() {
+			d, ok := strings.CutPrefix(sc.Text(), "data: ")
+			if !ok || d == "[DONE]" {
+				continue
+			}
+			var ch openai.ChatCompletionStreamResponse
+			if err := json.Unmarshal([]byte(d), &ch); err != nil || len(ch.Choices) != 1 {
+				t.Fatalf("chunk %s: %v", d, err)
+			}
+			r.WriteString(ch.Choices[0].Delta.ReasoningContent)
+			c.WriteString(ch.Choices[0].Delta.Content)
+		}
+		return r.String(), c.String()
+	}
+	reasoning, text := stream("")
+	if !strings.Contains(reasoning, "Searching your documents\n") || !strings.Contains(reasoning, "Next, looking for: distance between Delhi and Munich\n") ||
+		!strings.Contains(text, "600 EUR") || strings.Contains(text, "Searching") {
+		t.Errorf("reasoning:\n%s\ntext:\n%s", reasoning, text)
+	}
+	if reasoning, text := stream(`"hopwise_reasoning":false,`); reasoning != "" || !strings.Contains(text, "600 EUR") {
+		t.Errorf("hopwise_reasoning false: reasoning %q", reasoning)
+	}
+}

@@ -32,6 +32,9 @@ type chatRequest struct {
 	ConversationID string `json:"conversation_id,omitempty" jsonschema:"Hopwise: continue this stored conversation (the messages before the last are then not read)"`
 	// Steps asks for the agent's steps as extra chunks (choices empty, hopwise_event set) while streaming.
 	Steps bool `json:"hopwise_steps,omitempty" jsonschema:"Hopwise: stream the agent's steps as extra chunks with no choices"`
+	// Reasoning (true unless said false) streams the steps' summaries as reasoning_content, which chat front
+	// ends show as a reasoning model's thinking and other clients ignore.
+	Reasoning *bool `json:"hopwise_reasoning,omitempty" jsonschema:"Hopwise: stream the agent's steps as reasoning_content (default true)"`
 }
 
 type chatMessage struct {
@@ -100,8 +103,9 @@ type completionJSON struct {
 }
 
 type chunkDelta struct {
-	Role    string `json:"role,omitempty"`
-	Content string `json:"content,omitempty"`
+	Role             string `json:"role,omitempty"`
+	Content          string `json:"content,omitempty"`
+	ReasoningContent string `json:"reasoning_content,omitempty"`
 }
 
 type chunkChoice struct {
