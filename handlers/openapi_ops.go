@@ -95,7 +95,8 @@ func apiOperations() []apiOp {
 				"hopwise.not_found is true when the documents do not answer. Sampling settings are ignored.",
 			Body: chatRequest{}, Result: completionJSON{}, OpenAIErrors: true,
 			Stream: "With stream: true, chat.completion.chunk events ending in data: [DONE]; the last chunk before it holds " +
-				"finish_reason, citations, usage and hopwise. With hopwise_steps, the agent's steps come as chunks with no choices and a hopwise_event."},
+				"finish_reason, citations, usage and hopwise. Meanwhile the agent's steps come as delta.reasoning_content (unless hopwise_reasoning " +
+				"is false) and, with hopwise_steps, as chunks with no choices and a hopwise_event."},
 		{Method: "POST", Path: "/mcp", Tag: "mcp", Summary: "The MCP server (streamable HTTP, stateless)",
 			Description: "Model Context Protocol over streamable HTTP: tools search, ask, list_documents, get_passage and " +
 				"graph_neighbourhood. Send JSON-RPC with Accept: application/json, text/event-stream; point an MCP client at this URL.",
