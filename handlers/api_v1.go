@@ -23,6 +23,7 @@ func (s *server) routesV1(e *echo.Echo, askLimit, uploadLimit echo.MiddlewareFun
 	g.POST("/documents/url", s.apiAddURL, uploadLimit)
 	g.GET("/documents/:id", s.v1Document)
 	g.DELETE("/documents/:id", s.v1DocumentDelete)
+	g.POST("/documents/:id/retry", s.v1DocumentRetry)
 	g.GET("/documents/:id/original", s.v1DocumentOriginal)
 	g.GET("/passages/:id", s.v1Passage)
 	g.GET("/search", s.v1Search)
@@ -89,6 +90,20 @@ func (s *server) v1DocumentDelete(c echo.Context) error {
 		return err
 	}
 	return c.NoContent(http.StatusNoContent)
+}
+
+// v1DocumentRetry queues again what failed in a document and answers with it (status queued): follow its
+// status as after an upload.
+func (s *server) v1DocumentRetry(c echo.Context) error {
+	ctx := c.Request().Context()
+	d, err := graphrag.FindDocument(ctx, s.Store, c.Param("id"))
+	if err != nil {
+		return err
+	}
+	if d, err = s.Ingester.Retry(ctx, d.ID); err != nil {
+		return err
+	}
+	return c.JSON(http.StatusAccepted, apiv1.NewDocument(d))
 }
 
 // v1DocumentOriginal sends the bytes the document was uploaded with, always as a download: an uploaded

@@ -24,5 +24,6 @@ type Store interface {
 type Ingester interface {
 	Submit(ctx context.Context, name string, r io.Reader) (doc graphrag.Document, duplicate bool, err error)
 	Delete(ctx context.Context, id string) error
+	Retry(ctx context.Context, id string) (graphrag.Document, error)
 	Subscribe() (<-chan graphrag.Progress, func())
 }

@@ -64,6 +64,8 @@ func (s *server) classify(err error) (int, string) {
 		return http.StatusBadRequest, inputProblem(err)
 	case errors.As(err, &ambiguous):
 		return http.StatusConflict, ambiguousProblem(ambiguous)
+	case errors.Is(err, graphrag.ErrNothingToRetry):
+		return http.StatusConflict, "Nothing in this document failed, or it is still being read: there is nothing to try again."
 	case errors.Is(err, graphrag.ErrNotFound):
 		return http.StatusNotFound, "That was not found. It may have been deleted."
 	case errors.Is(err, graphrag.ErrUnavailable):

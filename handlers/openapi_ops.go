@@ -62,6 +62,10 @@ func apiOperations() []apiOp {
 			Description: "id is a document's ID or its file name (409 when several documents carry that name).", Result: apiv1.Document{}},
 		{Method: "DELETE", Path: "/api/v1/documents/:id", Tag: "documents", Summary: "Delete a document and what only it supports",
 			Description: "id is a document's ID or its file name.", Status: 204},
+		{Method: "POST", Path: "/api/v1/documents/:id/retry", Tag: "documents", Summary: "Retry what failed in a document",
+			Description: "A failed document resumes from the step it failed in; a finished one's failed passages are extracted again. " +
+				"409 when nothing in it failed or it is still being read. Follow its status as after an upload.",
+			Status: 202, Result: apiv1.Document{}},
 		{Method: "GET", Path: "/api/v1/documents/:id/original", Tag: "documents", Summary: "Download the file as it was uploaded",
 			Binary: true},
 		{Method: "GET", Path: "/api/v1/passages/:id", Tag: "search", Summary: "One passage in full (citations' chunk_id)", Result: apiv1.Passage{}},

@@ -129,6 +129,7 @@ func (s *server) routes(e *echo.Echo) {
 	e.GET("/documents/events", s.documentEvents)
 	e.GET("/documents/:id", s.documentPage)
 	e.POST("/documents/:id/delete", s.documentDelete)
+	e.POST("/documents/:id/retry", s.documentRetry)
 
 	e.GET("/graph", s.graphPage)
 	e.GET("/graph/entity", s.graphEntity)

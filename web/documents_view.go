@@ -28,6 +28,12 @@ type DocumentRow struct {
 // Working reports whether the document is still being processed.
 func (d DocumentRow) Working() bool { return d.State != "done" && d.State != "failed" }
 
+// Retryable reports whether something in the document failed that a retry could fix: the whole job, or
+// the extraction of some passages.
+func (d DocumentRow) Retryable() bool {
+	return d.State == "failed" || d.State == "done" && d.FailedChunks > 0
+}
+
 // UploadResult says what became of one uploaded file.
 type UploadResult struct {
 	Name    string
