@@ -10,10 +10,12 @@ import (
 // a table piece assembled from the header and some rows (start = -1).
 type unit struct {
 	text       string
-	start, end int
+	start, end int // source span, -1 for an assembled table piece
+	at         int // source offset the unit's text comes from: start, or a table piece's first row
 	tokens     int
 	head       string   // table piece: header and delimiter rows
 	rows       []string // table piece: body rows
+	rowsAt     []int    // table piece: source offset of each row
 }
 
 // splitFunc cuts src[start:end] into consecutive non-blank ranges.
@@ -55,7 +57,7 @@ func (s *splitter) units(b block, budget int, yield func(unit) bool) bool {
 // split and its pieces packed together again.
 func (s *splitter) spanUnit(start, end, budget int) (unit, bool) {
 	start, end = trimSpan(s.src, start, end)
-	u := unit{text: s.src[start:end], start: start, end: end}
+	u := unit{text: s.src[start:end], start: start, end: end, at: start}
 	if u.text == "" {
 		return u, true
 	}
@@ -104,7 +106,7 @@ func (s *splitter) runeUnits(start, end, budget int, yield func(unit) bool) bool
 					_, n = utf8.DecodeRuneInString(s.src[start:end])
 					t = CountTokens(s.src[start : start+n])
 				}
-				if !yield(unit{text: s.src[start : start+n], start: start, end: start + n, tokens: t}) {
+				if !yield(unit{text: s.src[start : start+n], start: start, end: start + n, at: start, tokens: t}) {
 					return false
 				}
 				break
@@ -250,10 +252,11 @@ func (s *splitter) tableUnits(start, end, budget int, yield func(unit) bool) boo
 	}
 	head := s.src[lines[d-1][0]:lines[d-1][1]] + "\n" + s.src[lines[d][0]:lines[d][1]]
 	var rows []string
+	var rowsAt []int
 	for _, l := range lines[d+1:] {
-		rows = append(rows, s.src[l[0]:l[1]])
+		rows, rowsAt = append(rows, s.src[l[0]:l[1]]), append(rowsAt, l[0])
 	}
-	for _, u := range tablePieces(head, rows, budget) {
+	for _, u := range tablePieces(head, lines[d-1][0], rows, rowsAt, budget) {
 		if !yield(u) {
 			return false
 		}
@@ -262,29 +265,35 @@ func (s *splitter) tableUnits(start, end, budget int, yield func(unit) bool) boo
 }
 
 // tablePieces packs rows greedily under head, each piece within budget
-// unless a single row does not fit.
-func tablePieces(head string, rows []string, budget int) []unit {
+// unless a single row does not fit. headAt and rowsAt are the source offsets
+// of the header and of each row.
+func tablePieces(head string, headAt int, rows []string, rowsAt []int, budget int) []unit {
 	headTokens := CountTokens(head)
 	if len(rows) == 0 {
-		return []unit{{text: head, start: -1, end: -1, tokens: headTokens, head: head}}
+		return []unit{{text: head, start: -1, end: -1, at: headAt, tokens: headTokens, head: head}}
 	}
 	var out []unit
 	var cur []string
+	first := 0 // index in rows of cur[0]
 	est := headTokens
-	flush := func() {
+	flush := func(next int) {
 		text := head + "\n" + strings.Join(cur, "\n")
-		out = append(out, unit{text: text, start: -1, end: -1, tokens: CountTokens(text), head: head, rows: cur})
-		cur, est = nil, headTokens
+		at := rowsAt[first]
+		if first == 0 {
+			at = headAt // the first piece starts where the table does
+		}
+		out = append(out, unit{text: text, start: -1, end: -1, at: at, tokens: CountTokens(text), head: head, rows: cur, rowsAt: rowsAt[first:next]})
+		cur, est, first = nil, headTokens, next
 	}
-	for _, r := range rows {
+	for i, r := range rows {
 		t := CountTokens(r) + 1
 		if len(cur) > 0 && est+t > budget {
-			flush()
+			flush(i)
 		}
 		cur = append(cur, r)
 		est += t
 	}
-	flush()
+	flush(len(rows))
 	return out
 }
 

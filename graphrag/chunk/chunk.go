@@ -42,6 +42,9 @@ type Piece struct {
 	Body    string   // source Markdown of the chunk, never blank
 	Text    string   // "<title> > <section path>\n\n" + Body: what is embedded and indexed
 	Tokens  int      // cl100k_base tokens in Text
+	// Start is the byte offset in the source Markdown where the body's first text comes from (for a
+	// table piece, its first row; the repeated header is not counted): what page lookups use.
+	Start int
 }
 
 func (o Options) withDefaults() Options {

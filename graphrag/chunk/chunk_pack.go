@@ -122,6 +122,7 @@ func (s *splitter) cut() {
 	}
 	s.chunks = append(s.chunks, Piece{
 		Ordinal: len(s.chunks), Section: append([]string{}, s.path...), Body: text[len(s.head):], Text: text, Tokens: tokens,
+		Start: s.queue[0].at,
 	})
 	s.queue = s.queue[k:]
 	s.full = len(s.chunks) > s.opt.MaxChunks
@@ -160,7 +161,7 @@ func (s *splitter) resplit(u unit, budget int) []unit {
 		if len(u.rows) < 2 {
 			return []unit{u}
 		}
-		return tablePieces(u.head, u.rows, budget)
+		return tablePieces(u.head, u.at, u.rows, u.rowsAt, budget)
 	}
 	var out []unit
 	s.splitSpan(u.start, u.end, budget, func(p unit) bool {

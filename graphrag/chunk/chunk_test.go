@@ -13,6 +13,23 @@ import (
 
 // checkChunks asserts the invariants every Split result keeps, and that all
 // the words of the source outside headings appear, in order, in the bodies.
+// checkStart: a chunk's Start is where its body's first line is in the
+// source (for a table piece after the first, the first row below the repeated
+// header), and no chunk starts before the one before it.
+func checkStart(t *testing.T, src string, chunks []Piece, i int) {
+	t.Helper()
+	c := chunks[i]
+	if c.Start < 0 || c.Start > len(src) || i > 0 && c.Start < chunks[i-1].Start {
+		t.Errorf("chunk %d: Start %d (previous %d, source %d bytes)", i, c.Start, chunks[max(i-1, 0)].Start, len(src))
+		return
+	}
+	lines := strings.SplitN(c.Body, "\n", 4)
+	at := src[c.Start:]
+	if !strings.HasPrefix(at, lines[0]) && !(len(lines) > 2 && isDelimiterRow(lines[1]) && strings.HasPrefix(at, lines[2])) {
+		t.Errorf("chunk %d: Start %d points at %q, body starts %q", i, c.Start, at[:min(len(at), 40)], c.Body[:min(len(c.Body), 40)])
+	}
+}
+
 func checkChunks(t *testing.T, title, src string, opt Options, chunks []Piece) {
 	t.Helper()
 	opt = opt.withDefaults()
@@ -40,6 +57,7 @@ func checkChunks(t *testing.T, title, src string, opt Options, chunks []Piece) {
 		if c.Tokens > opt.MaxTokens && !singleRow(c.Body) && len([]rune(strings.TrimSpace(c.Body))) > 1 {
 			t.Errorf("chunk %d has %d tokens, cap %d:\n%s", i, c.Tokens, opt.MaxTokens, c.Text)
 		}
+		checkStart(t, src, chunks, i)
 		all.WriteString(c.Body)
 	}
 	bodies := all.String()

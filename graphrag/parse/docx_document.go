@@ -40,7 +40,7 @@ func (d *docxWalk) run(dec *xml.Decoder) error {
 			return d.w.err
 		}
 		if err != nil {
-			return readErr("word/document.xml", err)
+			return err
 		}
 		switch t := tok.(type) {
 		case xml.StartElement:

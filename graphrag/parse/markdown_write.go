@@ -13,6 +13,16 @@ type mdWriter struct {
 	max      int64
 	err      error
 	lastList bool
+	pages    []Page
+}
+
+// page records that what is written next belongs to page n (from 1), unless
+// the last page recorded is n already.
+func (w *mdWriter) page(n int) {
+	if len(w.pages) > 0 && w.pages[len(w.pages)-1].Number == n {
+		return
+	}
+	w.pages = append(w.pages, Page{Number: n, Offset: w.b.Len()})
 }
 
 func newMDWriter(max int64) *mdWriter { return &mdWriter{max: max} }

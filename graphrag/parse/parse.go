@@ -1,6 +1,8 @@
-// Package parse turns uploaded documents (.txt, .md, .html, .pdf, .docx) into
-// Markdown, so that one chunker serves every format: headings as "#", list
-// items as "- ", tables as pipe tables and paragraphs separated by blank lines.
+// Package parse turns uploaded documents (.txt, .md, .html, .pdf, .docx,
+// .xlsx, .pptx, .csv) into Markdown, so that one chunker serves every format:
+// headings as "#", list items as "- ", tables as pipe tables and paragraphs
+// separated by blank lines. The spreadsheet, slide and CSV readers are
+// packages of their own (xlsx, pptx, csvtable); parse writes their Markdown.
 //
 // Parse reads its input once, through a size limit, and never panics: input
 // that cannot be read is reported with one of the sentinel errors below,
@@ -11,26 +13,28 @@ package parse
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"path"
 	"strings"
+
+	"github.com/hopwise/hopwise/graphrag/parse/parseerr"
 )
 
-// Sentinel errors; Parse wraps them with detail, so test them with errors.Is.
+// Sentinel errors (the values of package parseerr, which the format packages
+// wrap); Parse wraps them with detail, so test them with errors.Is.
 var (
 	// ErrUnsupported: the file type is not one Parse reads.
-	ErrUnsupported = errors.New("unsupported file type")
+	ErrUnsupported = parseerr.ErrUnsupported
 	// ErrTooLarge: the input, its inflated content or its page count passes a Limits cap.
-	ErrTooLarge = errors.New("file too large")
+	ErrTooLarge = parseerr.ErrTooLarge
 	// ErrEmpty: the file holds no text (empty, whitespace only, or no extractable text).
-	ErrEmpty = errors.New("file has no text")
+	ErrEmpty = parseerr.ErrEmpty
 	// ErrBinary: a text file that looks binary (NUL bytes, invalid UTF-8, binary magic bytes).
-	ErrBinary = errors.New("file looks binary (NUL bytes / invalid UTF-8)")
+	ErrBinary = parseerr.ErrBinary
 	// ErrMalformed: the content does not match its format (truncated PDF, DOCX that is not a zip...).
-	ErrMalformed = errors.New("malformed file")
+	ErrMalformed = parseerr.ErrMalformed
 )
 
 // Default limits, used for any Limits field that is zero or negative.
@@ -64,8 +68,33 @@ func (l Limits) withDefaults() Limits {
 // its ID, status and counts, is graphrag.Document.)
 type Parsed struct {
 	Title    string // never empty: from the content, else the file name
-	Format   string // "text", "markdown", "html", "pdf" or "docx"
+	Format   string // "text", "markdown", "html", "pdf", "docx", "xlsx", "pptx" or "csv"
 	Markdown string
+	// Pages are where each PDF page, PPTX slide or XLSX sheet starts in Markdown, by increasing Offset;
+	// none for formats without pages.
+	Pages []Page
+}
+
+// Page is where a page (a slide, a sheet) starts: Number is its 1-based position in the file and Offset a
+// byte offset in Parsed.Markdown at or before the start of its first block.
+type Page struct {
+	Number int
+	Offset int
+}
+
+// PageAt is the number of the page that the Markdown at offset belongs to, 0 when the format has no pages.
+func (p Parsed) PageAt(offset int) int {
+	n := 0
+	for _, pg := range p.Pages {
+		if pg.Offset > offset {
+			break
+		}
+		n = pg.Number
+	}
+	if n == 0 && len(p.Pages) > 0 {
+		n = p.Pages[0].Number
+	}
+	return n
 }
 
 type parser func(name string, r io.Reader, lim Limits) (Parsed, error)
@@ -79,6 +108,10 @@ var parsers = map[string]parser{
 	".htm":      parseHTML,
 	".pdf":      parsePDF, // in process; Parse reads PDFs in a child (parsePDFInChild)
 	".docx":     parseDOCX,
+	".xlsx":     parseXLSX,
+	".pptx":     parsePPTX,
+	".csv":      parseCSV,
+	".tsv":      parseCSV,
 }
 
 // Supported reports whether Parse reads files with this name's extension.

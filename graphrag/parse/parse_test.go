@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -264,7 +265,7 @@ func TestParseBadFiles(t *testing.T) {
 			if errors.Is(err, errInternal) {
 				t.Errorf("a panic was recovered: %v", err)
 			}
-			if doc != (Parsed{}) {
+			if !reflect.DeepEqual(doc, Parsed{}) {
 				t.Errorf("doc = %+v, want zero on error", doc)
 			}
 			if !strings.Contains(err.Error(), name) {
@@ -285,7 +286,7 @@ func TestParseErrorMessages(t *testing.T) {
 		want                error
 		msg                 string
 	}{
-		{"unknown extension", "x.xlsx", "data", ErrUnsupported, `".xlsx"`},
+		{"unknown extension", "x.numbers", "data", ErrUnsupported, `".numbers"`},
 		{"no extension", "README", "data", ErrUnsupported, "no file extension"},
 		{"binary", "b.txt", "ab\x00cd", ErrBinary, "file looks binary (NUL bytes / invalid UTF-8)"},
 		{"control bytes and invalid utf-8", "b.txt", "ab\x01\x02\x03\x04\x05\x06cd\xff", ErrBinary, "invalid UTF-8 at offset 10"},
@@ -373,7 +374,7 @@ func TestSupported(t *testing.T) {
 		want bool
 	}{
 		{"a.txt", true}, {"A.MD", true}, {"x/y.markdown", true}, {"p.html", true}, {"p.HTM", true},
-		{"d.pdf", true}, {"d.docx", true}, {"d.doc", false}, {"x.xlsx", false}, {"README", false},
+		{"d.pdf", true}, {"d.docx", true}, {"d.doc", false}, {"x.xlsx", true}, {"s.PPTX", true}, {"t.csv", true}, {"x.numbers", false}, {"README", false},
 		{"archive.pdf.zip", false}, {`C:\dir\file.PDF`, true}, {".txt", true},
 	}
 	for _, tt := range tests {

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -45,7 +46,7 @@ func TestPDFThatCrashesTheReaderFailsAlone(t *testing.T) {
 		if !errors.Is(err, ErrMalformed) || errors.Is(err, errInternal) {
 			t.Fatalf("err = %v, want ErrMalformed (and no internal error)", err)
 		}
-		if docs[i] != (Parsed{}) {
+		if !reflect.DeepEqual(docs[i], Parsed{}) {
 			t.Errorf("doc = %+v, want zero on error", docs[i])
 		}
 		msg := err.Error()
@@ -94,7 +95,7 @@ func TestPDFChildMatchesInProcess(t *testing.T) {
 			for _, lim := range lims {
 				want, wantErr := parseInProcess("doc.pdf", bytes.NewReader(data), lim)
 				got, gotErr := Parse(context.Background(), "doc.pdf", bytes.NewReader(data), lim, nil)
-				if got != want {
+				if !reflect.DeepEqual(got, want) {
 					t.Errorf("limits %+v: child doc = %+v\nin process = %+v", lim, got, want)
 				}
 				if (gotErr == nil) != (wantErr == nil) || gotErr != nil && gotErr.Error() != wantErr.Error() {
@@ -155,7 +156,7 @@ func TestDecodePDFChildResult(t *testing.T) {
 	}
 	for _, tt := range tests {
 		doc, err := decodePDFChildResult([]byte(tt.out))
-		if err == nil || doc != (Parsed{}) || !strings.Contains(tt.out, err.Error()) {
+		if err == nil || !reflect.DeepEqual(doc, Parsed{}) || !strings.Contains(tt.out, err.Error()) {
 			t.Errorf("output %s: doc = %+v, err = %v", tt.out, doc, err)
 		}
 		for _, w := range tt.want {
@@ -165,7 +166,7 @@ func TestDecodePDFChildResult(t *testing.T) {
 		}
 	}
 	doc, err := decodePDFChildResult([]byte(`{"doc":{"Title":"T","Format":"pdf","Markdown":"a <b> & c"}}`))
-	if err != nil || doc != (Parsed{Title: "T", Format: "pdf", Markdown: "a <b> & c"}) {
+	if err != nil || !reflect.DeepEqual(doc, Parsed{Title: "T", Format: "pdf", Markdown: "a <b> & c"}) {
 		t.Errorf("doc = %+v, err = %v", doc, err)
 	}
 }
@@ -239,7 +240,7 @@ func TestPDFChildStopsWithItsContext(t *testing.T) {
 	time.AfterFunc(50*time.Millisecond, cancel)
 	start := time.Now()
 	doc, err := Parse(ctx, "slow.pdf", bytes.NewReader(slow), Limits{}, nil)
-	if !errors.Is(err, context.Canceled) || doc != (Parsed{}) {
+	if !errors.Is(err, context.Canceled) || !reflect.DeepEqual(doc, Parsed{}) {
 		t.Fatalf("Parse = %d bytes of Markdown, err %v; want context.Canceled", len(doc.Markdown), err)
 	}
 	if errors.Is(err, ErrMalformed) || errors.Is(err, ErrTooLarge) {

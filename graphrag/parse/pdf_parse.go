@@ -68,13 +68,16 @@ func parsePDFData(data []byte, lim Limits) (doc Parsed, err error) {
 	var lines []pdfLine
 	var firstErr error
 	text := 0
-	for _, p := range pages {
+	for i, p := range pages {
 		page, err := e.pageText(p)
 		if err != nil && firstErr == nil {
 			firstErr = err
 		}
 		if len(page) > 0 {
 			page[0].para = true
+		}
+		for k := range page {
+			page[k].page = i + 1
 		}
 		lines = append(lines, page...)
 		if text += e.out.bytes; int64(text) > lim.MaxInflated {
@@ -93,7 +96,7 @@ func parsePDFData(data []byte, lim Limits) (doc Parsed, err error) {
 		}
 		return Parsed{}, fmt.Errorf("%w: no extractable text in %d pages (scanned images?)", ErrEmpty, len(pages))
 	}
-	return Parsed{Title: pdfTitle(rd, md), Format: "pdf", Markdown: md}, nil
+	return Parsed{Title: pdfTitle(rd, md), Format: "pdf", Markdown: md, Pages: w.pages}, nil
 }
 
 func pdfPanicError(v any, own bool) error {

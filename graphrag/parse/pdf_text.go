@@ -14,6 +14,7 @@ type pdfLine struct {
 	text string
 	size float64
 	para bool
+	page int // 1-based
 }
 
 // pdfTextOut lays out the strings shown on a page as lines and paragraphs,
@@ -125,6 +126,9 @@ func writePDFLines(w *mdWriter, lines []pdfLine) {
 	}
 	levels := headingLevels(paras, body)
 	for _, p := range paras {
+		if p[0].page > 0 {
+			w.page(p[0].page) // a page's first line always starts a paragraph
+		}
 		if lvl := levels[roundSize(p[0].size)]; lvl > 0 && isPDFHeading(p, body) {
 			texts := make([]string, len(p))
 			for i, l := range p {
