@@ -32,14 +32,17 @@ func (s DocStatus) Finished() bool { return s == StatusDone || s == StatusFailed
 // Document is one ingested file. Its ID is derived from the content hash, so the same bytes uploaded
 // twice name the same document.
 type Document struct {
-	ID        string
-	Name      string // file name as uploaded
-	Title     string
-	Format    string
-	Hash      string // sha256 of the source bytes, hex
-	Size      int64
-	Status    DocStatus
-	Error     string // why it failed, for people
+	ID     string
+	Name   string // file name as uploaded
+	Title  string
+	Format string
+	Hash   string // sha256 of the source bytes, hex
+	Size   int64
+	Status DocStatus
+	Error  string // why it failed, for people
+	// Replaces is the ID of the document this one replaces when its job ends (an edited version of the
+	// same file); empty otherwise. Until then its chunks are staged (see Store).
+	Replaces  string
 	CreatedAt time.Time
 	UpdatedAt time.Time
 

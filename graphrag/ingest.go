@@ -81,18 +81,33 @@ func (in *Ingester) Subscribe() (<-chan Progress, func()) { return in.bus.subscr
 // and one whose job was interrupted is resumed. Reading more than MaxBytes fails with parse.ErrTooLarge.
 func (in *Ingester) Submit(ctx context.Context, name string, r io.Reader) (doc Document, duplicate bool, err error) {
 	name = filepath.Base(name)
+	src, err := in.readSource(name, r)
+	if err != nil {
+		return Document{}, false, err
+	}
+	return in.submit(ctx, name, src, "")
+}
+
+// readSource reads an upload, refusing more than MaxBytes with parse.ErrTooLarge.
+func (in *Ingester) readSource(name string, r io.Reader) ([]byte, error) {
 	src, err := io.ReadAll(io.LimitReader(r, in.opt.MaxBytes+1))
 	if err != nil {
-		return Document{}, false, fmt.Errorf("graphrag: read %s: %w", name, err)
+		return nil, fmt.Errorf("graphrag: read %s: %w", name, err)
 	}
 	if int64(len(src)) > in.opt.MaxBytes {
-		return Document{}, false, fmt.Errorf("graphrag: %s: %w: larger than %d MiB", name, parse.ErrTooLarge, in.opt.MaxBytes>>20)
+		return nil, fmt.Errorf("graphrag: %s: %w: larger than %d MiB", name, parse.ErrTooLarge, in.opt.MaxBytes>>20)
 	}
+	return src, nil
+}
+
+// submit stores the document of src, replacing the document replaces names once complete (none when
+// empty), and queues its job.
+func (in *Ingester) submit(ctx context.Context, name string, src []byte, replaces string) (doc Document, duplicate bool, err error) {
 	hash := ContentHash(src)
 	now := time.Now().UTC()
 	doc, created, err := in.store.PutDocument(ctx, Document{
 		ID: DocumentID(hash), Name: name, Title: name, Hash: hash, Size: int64(len(src)),
-		Status: StatusQueued, CreatedAt: now, UpdatedAt: now,
+		Status: StatusQueued, CreatedAt: now, UpdatedAt: now, Replaces: replaces,
 	}, src)
 	if err != nil {
 		return Document{}, false, fmt.Errorf("graphrag: store %s: %w", name, err)

@@ -65,11 +65,19 @@ func (in *Ingester) run(ctx context.Context, doc Document) error {
 			return err
 		}
 	}
+	if doc.Replaces != "" {
+		if chunks, err = in.reuse(ctx, doc, chunks); err != nil {
+			return err
+		}
+	}
 	if err := in.embedChunks(ctx, doc, chunks); err != nil {
 		return err
 	}
 	if err := in.extractChunks(ctx, doc, chunks); err != nil {
 		return err
+	}
+	if doc.Replaces != "" {
+		return in.swap(ctx, doc, len(chunks))
 	}
 	if err := in.setStatus(ctx, doc, StatusDone, len(chunks), len(chunks)); err != nil {
 		return err

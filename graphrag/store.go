@@ -25,6 +25,10 @@ var (
 //
 // Embeddings put into a store and the vectors it is queried with come from one embedding model and have the
 // store's dimension; a store refuses others with ErrDimension.
+//
+// The chunks of a document that replaces another (Document.Replaces) are staged until ReplaceDocument: no
+// search returns them, and PutExtraction records their extraction without touching the graph, so readers
+// keep seeing the old version alone while the new one is ingested.
 type Store interface {
 	DocumentStore
 	ChunkStore
@@ -56,6 +60,12 @@ type DocumentStore interface {
 	// full-text entries, its mentions, the relations no other document supports and the entities no other
 	// chunk mentions. Entities and relations it shares keep the other documents' provenance.
 	DeleteDocument(ctx context.Context, id string) error
+	// ReplaceDocument ends the job of a document that replaces another, in one transaction: the
+	// extractions its staged chunks recorded (PutExtraction, ReuseChunks) are merged into the graph, the
+	// replaced document is deleted as by DeleteDocument, and the document's chunks become searchable with
+	// its status done. A reader sees the old version or the new, never neither or both. A replaced document
+	// already gone is no error; a document that replaces none is only marked done.
+	ReplaceDocument(ctx context.Context, id string) error
 }
 
 // DocumentMeta is what parsing learns about a document.
@@ -71,6 +81,11 @@ type ChunkStore interface {
 	PutChunks(ctx context.Context, docID string, chunks []Chunk) error
 	// SetEmbeddings stores vectors by chunk ID and marks those chunks embedded.
 	SetEmbeddings(ctx context.Context, vectors map[string][]float32) error
+	// ReuseChunks carries unchanged passages over to a staged document: reuse maps a staged chunk's ID to
+	// the chunk with the same text in the document it replaces, whose vector the staged chunk takes now
+	// and whose extraction (mentions and relations' provenance) it takes in ReplaceDocument; it is marked
+	// extracted. Pairs whose old chunk is not extracted, or whose new chunk is not staged, are skipped.
+	ReuseChunks(ctx context.Context, reuse map[string]string) error
 	// DocumentChunks returns a document's chunks in order, with status (embeddings omitted).
 	DocumentChunks(ctx context.Context, docID string) ([]Chunk, error)
 	// Chunks returns the chunks with these IDs (embeddings omitted) in the order asked; unknown IDs are skipped.

@@ -43,7 +43,8 @@ func putChunks(docID string, rows []map[string]any) txWork {
 			UNWIND $rows AS row
 			MERGE (c:Chunk {id: row.id})
 			ON CREATE SET c.docId = $docId, c.ordinal = row.ordinal, c.section = row.section, c.text = row.text,
-				c.tokens = row.tokens, c.status = 'pending', c.error = ''
+				c.tokens = row.tokens, c.status = 'pending', c.error = '',
+				c.staged = CASE WHEN coalesce(d.replaces, '') <> '' THEN true END
 			MERGE (d)-[:HAS_CHUNK]->(c)
 			RETURN count(c)`, params)
 		if err != nil {

@@ -17,23 +17,17 @@ func (s *Store) SearchText(ctx context.Context, text string, k int) ([]graphrag.
 		return nil, nil
 	}
 	// Pending chunks are rare once ingest is done, so a few more hits than asked are fetched and pending
-	// ones dropped; only when that leaves too few is the fetch widened.
+	// ones dropped, with the staged ones and those a concurrent delete left without properties (reads are
+	// read-committed: a replace's delete may land mid-query); only when that leaves too few is the fetch widened.
 	for fetch := 4*k + 16; ; fetch *= 8 {
 		hits, err := s.search(ctx, `CALL db.index.fulltext.queryNodes($index, $query, {limit: $fetch}) YIELD node AS c, score
 			OPTIONAL MATCH (d:Document)-[:HAS_CHUNK]->(c)
-			RETURN `+chunkProjection+` AS chunk, score
+			RETURN CASE WHEN c.staged OR c.id IS NULL THEN {status: 'pending'} ELSE `+chunkProjection+` END AS chunk, score
 			ORDER BY score DESC, c.id`, map[string]any{"index": chunkTextIndex, "query": q, "fetch": fetch})
 		if err != nil {
 			return nil, fmt.Errorf("neo4j: search text: %w", err)
 		}
-		found := make([]graphrag.ScoredChunk, 0, k)
-		for _, h := range hits {
-			if h.Status != graphrag.ChunkPending && len(found) < k {
-				h.Rank = len(found) + 1
-				found = append(found, h)
-			}
-		}
-		if len(found) == k || len(hits) < fetch {
+		if found := searchable(hits, k); len(found) == k || len(hits) < fetch {
 			return found, nil
 		}
 	}
@@ -49,14 +43,33 @@ func (s *Store) SearchVector(ctx context.Context, vec []float32, k int) ([]graph
 	if k <= 0 || isZero(vec) {
 		return nil, nil
 	}
-	found, err := s.search(ctx, `CALL db.index.vector.queryNodes($index, $k, $vec) YIELD node AS c, score
-		OPTIONAL MATCH (d:Document)-[:HAS_CHUNK]->(c)
-		RETURN `+chunkProjection+` AS chunk, 2 * score - 1 AS score
-		ORDER BY score DESC, c.id`, map[string]any{"index": vectorIndex, "vec": float64s(vec), "k": k})
-	if err != nil {
-		return nil, fmt.Errorf("neo4j: search vector: %w", err)
+	// Staged chunks (a new version being ingested) are in the index but not searchable: only while some
+	// exist does a search fetch more than k and drop them.
+	for fetch := k; ; fetch *= 4 {
+		hits, err := s.search(ctx, `CALL db.index.vector.queryNodes($index, $k, $vec) YIELD node AS c, score
+			OPTIONAL MATCH (d:Document)-[:HAS_CHUNK]->(c)
+			RETURN CASE WHEN c.staged OR c.id IS NULL THEN {status: 'pending'} ELSE `+chunkProjection+` END AS chunk, 2 * score - 1 AS score
+			ORDER BY score DESC, c.id`, map[string]any{"index": vectorIndex, "vec": float64s(vec), "k": fetch})
+		if err != nil {
+			return nil, fmt.Errorf("neo4j: search vector: %w", err)
+		}
+		if found := searchable(hits, k); len(found) == k || len(hits) < fetch {
+			return found, nil
+		}
 	}
-	return found, nil
+}
+
+// searchable returns the first k hits that are not pending (the searches return staged chunks, and those
+// deleted while read, as pending too), ranked anew.
+func searchable(hits []graphrag.ScoredChunk, k int) []graphrag.ScoredChunk {
+	found := make([]graphrag.ScoredChunk, 0, k)
+	for _, h := range hits {
+		if h.Status != graphrag.ChunkPending && len(found) < k {
+			h.Rank = len(found) + 1
+			found = append(found, h)
+		}
+	}
+	return found
 }
 
 // search runs a query returning chunk and score columns, best first, and ranks the chunks.

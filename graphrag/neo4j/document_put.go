@@ -42,6 +42,7 @@ func (s *Store) PutDocument(ctx context.Context, doc graphrag.Document, source [
 	props := map[string]any{
 		"name": doc.Name, "title": doc.Title, "format": doc.Format, "hash": doc.Hash, "size": doc.Size,
 		"status": string(doc.Status), "error": doc.Error, "createdAt": created, "updatedAt": updated,
+		"replaces": doc.Replaces,
 	}
 	var stored graphrag.Document
 	var isNew bool

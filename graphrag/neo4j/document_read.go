@@ -65,6 +65,7 @@ func documentFrom(m map[string]any) graphrag.Document {
 		Size:            int64(asInt(m["size"])),
 		Status:          graphrag.DocStatus(asString(m["status"])),
 		Error:           asString(m["error"]),
+		Replaces:        asString(m["replaces"]),
 		CreatedAt:       asTime(m["createdAt"]),
 		UpdatedAt:       asTime(m["updatedAt"]),
 		Chunks:          asInt(m["chunks"]),

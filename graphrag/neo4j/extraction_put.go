@@ -19,6 +19,7 @@ import (
 // (PlanExtraction, MergeEntity, MergeRelation): the transaction reads what is stored, merges in Go and
 // writes the merged values, so both stores merge alike. An extraction without its keys and IDs is
 // graphrag.ErrUnresolved, a relation vector of another dimension ErrDimension, an unknown chunk ErrNotFound.
+// A staged chunk's extraction is only recorded, and merged by ReplaceDocument.
 //
 // Locks: the transaction writes the chunk, then every entity it touches in key order, before it reads or
 // writes any relation. Parallel extractions sharing entities therefore queue on the first shared entity
@@ -30,7 +31,17 @@ func (s *Store) PutExtraction(ctx context.Context, x graphrag.Extraction) error 
 	if err != nil {
 		return fmt.Errorf("neo4j: put extraction of %s: %w", x.ChunkID, err)
 	}
+	staged, err := json.Marshal(stagedContribution{Extraction: &x})
+	if err != nil {
+		return fmt.Errorf("neo4j: put extraction of %s: %w", x.ChunkID, err)
+	}
 	err = s.write(ctx, func(ctx context.Context, tx neo4j.ManagedTransaction) error {
+		records, err := query(ctx, tx, `MATCH (c:Chunk {id: $id}) WHERE c.staged
+			SET c.stagedContribution = $staged, c.status = 'extracted', c.error = '' RETURN c.id`,
+			map[string]any{"id": x.ChunkID, "staged": string(staged)})
+		if err != nil || len(records) > 0 {
+			return err
+		}
 		return applyExtraction(ctx, tx, plan)
 	})
 	if err != nil {

@@ -38,31 +38,38 @@ func (s *Store) deleteDocument(ctx context.Context, id string) ([]string, error)
 	var chunkIDs []string
 	err := s.write(ctx, "delete document", func(tx *sql.Tx) error {
 		var err error
-		chunkIDs, err = queryStrings(ctx, tx, `SELECT id FROM chunks WHERE doc_id = ?`, id)
-		if err != nil {
-			return err
-		}
-		entityKeys, err := queryStrings(ctx, tx, `SELECT DISTINCT m.entity_key FROM mentions m
-			JOIN chunks c ON c.id = m.chunk_id WHERE c.doc_id = ?`, id)
-		if err != nil {
-			return err
-		}
-		relationIDs, err := queryStrings(ctx, tx, `SELECT DISTINCT rc.relation_id FROM relation_chunks rc
-			JOIN chunks c ON c.id = rc.chunk_id WHERE c.doc_id = ?`, id)
-		if err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM documents WHERE id = ?`, id); err != nil {
-			return err
-		}
-		err = execBatches(ctx, tx, `DELETE FROM relations WHERE id IN (%s)
-			AND NOT EXISTS (SELECT 1 FROM relation_chunks rc WHERE rc.relation_id = relations.id)`, relationIDs)
-		if err != nil {
-			return err
-		}
-		return execBatches(ctx, tx, `DELETE FROM entities WHERE key IN (%s)
-			AND NOT EXISTS (SELECT 1 FROM mentions m WHERE m.entity_key = entities.key)`, entityKeys)
+		chunkIDs, err = deleteDocumentTx(ctx, tx, id)
+		return err
 	})
+	return chunkIDs, err
+}
+
+// deleteDocumentTx deletes a document and what only it supports in tx and returns its chunks' IDs.
+func deleteDocumentTx(ctx context.Context, tx *sql.Tx, id string) ([]string, error) {
+	chunkIDs, err := queryStrings(ctx, tx, `SELECT id FROM chunks WHERE doc_id = ?`, id)
+	if err != nil {
+		return nil, err
+	}
+	entityKeys, err := queryStrings(ctx, tx, `SELECT DISTINCT m.entity_key FROM mentions m
+		JOIN chunks c ON c.id = m.chunk_id WHERE c.doc_id = ?`, id)
+	if err != nil {
+		return nil, err
+	}
+	relationIDs, err := queryStrings(ctx, tx, `SELECT DISTINCT rc.relation_id FROM relation_chunks rc
+		JOIN chunks c ON c.id = rc.chunk_id WHERE c.doc_id = ?`, id)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM documents WHERE id = ?`, id); err != nil {
+		return nil, err
+	}
+	err = execBatches(ctx, tx, `DELETE FROM relations WHERE id IN (%s)
+		AND NOT EXISTS (SELECT 1 FROM relation_chunks rc WHERE rc.relation_id = relations.id)`, relationIDs)
+	if err != nil {
+		return nil, err
+	}
+	err = execBatches(ctx, tx, `DELETE FROM entities WHERE key IN (%s)
+		AND NOT EXISTS (SELECT 1 FROM mentions m WHERE m.entity_key = entities.key)`, entityKeys)
 	return chunkIDs, err
 }
 

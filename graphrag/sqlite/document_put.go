@@ -37,10 +37,10 @@ func (s *Store) PutDocument(ctx context.Context, doc graphrag.Document, source [
 	var created bool
 	err := s.write(ctx, "put document", func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `INSERT INTO documents
-			(id, name, title, format, hash, size, status, error, created_at, updated_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+			(id, name, title, format, hash, size, status, error, created_at, updated_at, replaces)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
 			doc.ID, doc.Name, doc.Title, doc.Format, doc.Hash, doc.Size, string(doc.Status), doc.Error,
-			doc.CreatedAt.UnixNano(), doc.UpdatedAt.UnixNano())
+			doc.CreatedAt.UnixNano(), doc.UpdatedAt.UnixNano(), doc.Replaces)
 		if err != nil {
 			return err
 		}

@@ -12,7 +12,7 @@ import (
 
 // documentQuery selects documents with the counts graphrag.Document carries.
 const documentQuery = `SELECT d.id, d.name, d.title, d.format, d.hash, d.size, d.status, d.error,
-	d.created_at, d.updated_at,
+	d.created_at, d.updated_at, d.replaces,
 	(SELECT count(*) FROM chunks c WHERE c.doc_id = d.id),
 	(SELECT count(*) FROM chunks c WHERE c.doc_id = d.id AND c.embedding IS NOT NULL),
 	(SELECT count(*) FROM chunks c WHERE c.doc_id = d.id AND c.status IN ('extracted', 'failed')),
@@ -74,7 +74,7 @@ func scanDocument(row scanner) (graphrag.Document, error) {
 	var d graphrag.Document
 	var status string
 	var created, updated int64
-	err := row.Scan(&d.ID, &d.Name, &d.Title, &d.Format, &d.Hash, &d.Size, &status, &d.Error, &created, &updated,
+	err := row.Scan(&d.ID, &d.Name, &d.Title, &d.Format, &d.Hash, &d.Size, &status, &d.Error, &created, &updated, &d.Replaces,
 		&d.Chunks, &d.ChunksEmbedded, &d.ChunksExtracted, &d.FailedChunks, &d.Entities, &d.Relations)
 	d.Status = graphrag.DocStatus(status)
 	d.CreatedAt, d.UpdatedAt = fromNanos(created), fromNanos(updated)

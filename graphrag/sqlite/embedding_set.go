@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -11,7 +12,7 @@ import (
 )
 
 // SetEmbeddings stores vectors by chunk ID, marks pending chunks embedded (later states are kept) and
-// updates the in-memory copy. It refuses the whole batch when one vector has another dimension than the
+// updates the in-memory copy, which holds staged chunks' vectors only from ReplaceDocument on. It refuses the whole batch when one vector has another dimension than the
 // store's; unknown chunk IDs are skipped.
 func (s *Store) SetEmbeddings(ctx context.Context, vectors map[string][]float32) error {
 	ids := slices.Sorted(maps.Keys(vectors))
@@ -27,19 +28,30 @@ func (s *Store) SetEmbeddings(ctx context.Context, vectors map[string][]float32)
 	err := s.write(ctx, "set embeddings", func(tx *sql.Tx) error {
 		stored = stored[:0]
 		stmt, err := tx.PrepareContext(ctx, `UPDATE chunks SET embedding = ?,
-			status = CASE WHEN status = 'pending' THEN 'embedded' ELSE status END WHERE id = ?`)
+			status = CASE WHEN status = 'pending' THEN 'embedded' ELSE status END WHERE id = ?
+			RETURNING doc_id`)
 		if err != nil {
 			return err
 		}
 		defer stmt.Close()
+		staged := map[string]bool{}
 		for _, id := range ids {
-			res, err := stmt.ExecContext(ctx, encodeVector(vectors[id]), id)
+			var docID string
+			err := stmt.QueryRowContext(ctx, encodeVector(vectors[id]), id).Scan(&docID)
+			if errors.Is(err, sql.ErrNoRows) {
+				continue
+			}
 			if err != nil {
 				return fmt.Errorf("chunk %s: %w", id, err)
 			}
-			if n, err := res.RowsAffected(); err != nil {
-				return err
-			} else if n == 1 {
+			isStaged, seen := staged[docID]
+			if !seen {
+				if isStaged, err = docStaged(ctx, tx, docID); err != nil {
+					return err
+				}
+				staged[docID] = isStaged
+			}
+			if !isStaged {
 				stored = append(stored, id)
 			}
 		}
@@ -56,7 +68,8 @@ func (s *Store) SetEmbeddings(ctx context.Context, vectors map[string][]float32)
 
 // loadVectors fills the in-memory copy from the file.
 func (s *Store) loadVectors(ctx context.Context) error {
-	rows, err := s.reader.QueryContext(ctx, `SELECT id, embedding FROM chunks WHERE embedding IS NOT NULL`)
+	rows, err := s.reader.QueryContext(ctx, `SELECT c.id, c.embedding FROM chunks c JOIN documents d ON d.id = c.doc_id
+		WHERE c.embedding IS NOT NULL AND d.replaces = ''`)
 	if err != nil {
 		return err
 	}

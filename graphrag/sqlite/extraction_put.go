@@ -17,7 +17,8 @@ import (
 // Every entity and both ends of every relation are recorded as mentioned by the chunk, so an entity lives
 // exactly while some chunk mentions it and a relation's ends outlive the relation. An extraction without
 // its keys and IDs is graphrag.ErrUnresolved, a relation vector of another dimension
-// graphrag.ErrDimension, an unknown chunk ErrNotFound.
+// graphrag.ErrDimension, an unknown chunk ErrNotFound. A staged chunk's extraction is only recorded, and
+// merged by ReplaceDocument.
 func (s *Store) PutExtraction(ctx context.Context, x graphrag.Extraction) error {
 	plan, err := graphrag.PlanExtraction(x, s.dim)
 	if err != nil {
@@ -27,26 +28,37 @@ func (s *Store) PutExtraction(ctx context.Context, x graphrag.Extraction) error 
 		if err := requireChunk(ctx, tx, x.ChunkID); err != nil {
 			return err
 		}
-		for _, e := range plan.Entities {
-			if err := putEntity(ctx, tx, e); err != nil {
-				return fmt.Errorf("entity %q: %w", e.Key, err)
+		if staged, err := chunkStaged(ctx, tx, x.ChunkID); err != nil || staged {
+			if err != nil {
+				return err
 			}
-			if err := addMentions(ctx, tx, e.Key, e.ChunkIDs); err != nil {
-				return fmt.Errorf("entity %q: %w", e.Key, err)
-			}
+			return stageChunk(ctx, tx, x.ChunkID, stagedContribution{Extraction: &x})
 		}
-		for _, r := range plan.Relations {
-			if err := putRelation(ctx, tx, r); err != nil {
-				return fmt.Errorf("relation %s: %w", r.ID, err)
-			}
-		}
-		_, err := tx.ExecContext(ctx, `UPDATE chunks SET status = 'extracted', error = '' WHERE id = ?`, x.ChunkID)
-		return err
+		return applyPlan(ctx, tx, plan)
 	})
 	if err != nil {
 		return fmt.Errorf("sqlite: put extraction of %s: %w", x.ChunkID, err)
 	}
 	return nil
+}
+
+// applyPlan merges a planned extraction into the graph and marks its chunk extracted.
+func applyPlan(ctx context.Context, tx *sql.Tx, plan graphrag.ExtractionPlan) error {
+	for _, e := range plan.Entities {
+		if err := putEntity(ctx, tx, e); err != nil {
+			return fmt.Errorf("entity %q: %w", e.Key, err)
+		}
+		if err := addMentions(ctx, tx, e.Key, e.ChunkIDs); err != nil {
+			return fmt.Errorf("entity %q: %w", e.Key, err)
+		}
+	}
+	for _, r := range plan.Relations {
+		if err := putRelation(ctx, tx, r); err != nil {
+			return fmt.Errorf("relation %s: %w", r.ID, err)
+		}
+	}
+	_, err := tx.ExecContext(ctx, `UPDATE chunks SET status = 'extracted', error = '' WHERE id = ?`, plan.ChunkID)
+	return err
 }
 
 // MarkChunkFailed ends a chunk's extraction with a reason; an unknown chunk is ErrNotFound.

@@ -129,4 +129,8 @@ CREATE INDEX turns_conversation ON turns(conversation_id, ordinal);
 	`CREATE VIRTUAL TABLE chunks_vocab USING fts5vocab(chunks_fts, 'row');`,
 	// 3: the vector of each relation's sentence, which graph retrieval compares with the question's.
 	`ALTER TABLE relations ADD COLUMN embedding BLOB;`,
+	// 4: replacing a document: the one a new version replaces, and what a staged chunk will contribute to
+	// the graph once the new version is complete (JSON, see staged in document_replace.go).
+	`ALTER TABLE documents ADD COLUMN replaces TEXT NOT NULL DEFAULT '';
+ALTER TABLE chunks ADD COLUMN staged TEXT;`,
 }

@@ -30,6 +30,8 @@ func TestMigrateFromAnOlderVersion(t *testing.T) {
 	// Take the file back to version 1, as an older Hopwise left it.
 	if _, err := s.writer.ExecContext(t.Context(), `DROP TABLE chunks_vocab;
 		ALTER TABLE relations DROP COLUMN embedding;
+		ALTER TABLE documents DROP COLUMN replaces;
+		ALTER TABLE chunks DROP COLUMN staged;
 		UPDATE meta SET value = '1' WHERE key = 'schema_version'`); err != nil {
 		t.Fatal(err)
 	}
@@ -46,6 +48,12 @@ func TestMigrateFromAnOlderVersion(t *testing.T) {
 	var vectors int
 	if err := s.reader.QueryRowContext(t.Context(), `SELECT count(embedding) FROM relations`).Scan(&vectors); err != nil {
 		t.Errorf("relations.embedding after migration: %v", err)
+	}
+	var replacing, staged int
+	err := s.reader.QueryRowContext(t.Context(), `SELECT (SELECT count(*) FROM documents WHERE replaces <> ''),
+		(SELECT count(staged) FROM chunks)`).Scan(&replacing, &staged)
+	if err != nil || replacing != 0 || staged != 0 {
+		t.Errorf("documents.replaces and chunks.staged after migration: %d %d, %v; want 0 0", replacing, staged, err)
 	}
 }
 

@@ -52,7 +52,10 @@ type Store struct {
 	vectors *vectorIndex
 	// vecMu orders each vector-changing transaction with its update of vectors, so a delete and an
 	// embedding of the same chunk leave the copy as the file is.
-	vecMu  sync.Mutex
+	vecMu sync.Mutex
+	// swapMu lets ReplaceDocument commit and swap the in-memory vectors while no vector search runs
+	// (searches hold it shared), so a search never scans one version and reads the chunks of the other.
+	swapMu sync.RWMutex
 	logger *slog.Logger
 
 	state   openState

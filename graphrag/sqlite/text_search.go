@@ -11,7 +11,7 @@ import (
 )
 
 // SearchText ranks embedded chunks by BM25 over their text, best first, with Score = -bm25 (higher is
-// better). Chunks still pending are not searchable yet. A query with no words finds nothing.
+// better). Chunks still pending, and staged ones, are not searchable yet. A query with no words finds nothing.
 func (s *Store) SearchText(ctx context.Context, query string, k int) ([]graphrag.ScoredChunk, error) {
 	terms := ftsTerms(query)
 	if len(terms) == 0 || k <= 0 {
@@ -24,7 +24,7 @@ func (s *Store) SearchText(ctx context.Context, query string, k int) ([]graphrag
 	rows, err := s.reader.QueryContext(ctx, `SELECT c.id, c.doc_id, c.ordinal, c.section, c.text, c.tokens,
 		c.status, c.error, d.name, d.title, f.rank
 		FROM chunks_fts f JOIN chunks c ON c.seq = f.rowid JOIN documents d ON d.id = c.doc_id
-		WHERE chunks_fts MATCH ? AND c.status <> 'pending'
+		WHERE chunks_fts MATCH ? AND c.status <> 'pending' AND d.replaces = ''
 		ORDER BY f.rank LIMIT ?`, ftsMatch(terms), k)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: search text: %w", err)

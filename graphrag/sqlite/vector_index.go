@@ -34,6 +34,10 @@ func (v *vectorIndex) len() int {
 func (v *vectorIndex) put(id string, vec []float32) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
+	v.putLocked(id, vec)
+}
+
+func (v *vectorIndex) putLocked(id string, vec []float32) {
 	i, ok := v.slot[id]
 	if !ok {
 		i = len(v.ids)
@@ -44,10 +48,24 @@ func (v *vectorIndex) put(id string, vec []float32) {
 	normalize(v.data[i*v.dim:(i+1)*v.dim], vec)
 }
 
+// swap drops the vectors of the chunks remove names and stores add's, at once for a search.
+func (v *vectorIndex) swap(add map[string][]float32, remove []string) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.removeLocked(remove)
+	for id, vec := range add {
+		v.putLocked(id, vec)
+	}
+}
+
 // remove drops the vectors of these chunks, moving the last slot into each hole.
 func (v *vectorIndex) remove(ids []string) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
+	v.removeLocked(ids)
+}
+
+func (v *vectorIndex) removeLocked(ids []string) {
 	for _, id := range ids {
 		i, ok := v.slot[id]
 		if !ok {

@@ -14,6 +14,8 @@ func (s *Store) SearchVector(ctx context.Context, vec []float32, k int) ([]graph
 		return nil, fmt.Errorf("sqlite: search vector: query has %d values, the store %d: %w",
 			len(vec), s.dim, graphrag.ErrDimension)
 	}
+	s.swapMu.RLock()
+	defer s.swapMu.RUnlock()
 	hits := s.vectors.search(vec, k)
 	if len(hits) == 0 {
 		return nil, nil

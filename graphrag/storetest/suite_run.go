@@ -32,6 +32,7 @@ func Run(t *testing.T, newStore func(t *testing.T, dim int) graphrag.Store) {
 		{"Subgraph", subgraphCases},
 		{"DeleteDocument", deleteCases},
 		{"RetryFailedChunks", retryCases},
+		{"ReplaceDocument", replaceCases},
 		{"Concurrency", concurrencyCases},
 		{"Conversations", conversationCases},
 	}

@@ -1,0 +1,144 @@
+package graphrag_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hopwise/hopwise/graphrag"
+	"github.com/hopwise/hopwise/llm/llmtest"
+)
+
+const policyV1 = `# Travel policy
+
+## Flights
+
+Lena Vogt books flights with Lufthansa from Munich Airport. Economy class applies below six hours.
+
+## Hotels
+
+Arjun Mehta approves hotels in Delhi up to 120 EUR a night through the Hotel Portal.
+
+## Meals
+
+Priya Raman reimburses meals in Lisbon at 40 EUR a day.
+`
+
+// policyV2 changes the hotels section only: Arjun Mehta and Delhi go, Sofia Duarte and Porto come.
+var policyV2 = strings.Replace(policyV1,
+	"Arjun Mehta approves hotels in Delhi up to 120 EUR a night through the Hotel Portal.",
+	"Sofia Duarte approves hotels in Porto up to 110 EUR a night through the Hotel Portal.", 1)
+
+// waitFinished waits until no document is being worked on.
+func (e *testEnv) waitFinished() []graphrag.Document {
+	e.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		docs, err := e.store.Documents(context.Background())
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		busy := false
+		for _, d := range docs {
+			busy = busy || !d.Status.Finished()
+		}
+		if !busy {
+			return docs
+		}
+		if time.Now().After(deadline) {
+			e.t.Fatalf("documents not finished: %+v", docs)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestReplaceSwapsVersionsAndReusesUnchangedPassages(t *testing.T) {
+	opt := graphrag.IngestOptions{Workers: 2, MaxTokens: 40}
+	env := newEnvWith(t, opt)
+	ctx := context.Background()
+	v1 := env.ingest(map[string]string{"policy.md": policyV1})["policy.md"]
+	old, err := env.store.Document(ctx, v1.DocID)
+	if err != nil || old.Status != graphrag.StatusDone || old.Chunks < 3 {
+		t.Fatalf("version 1: %+v, %v; want done in 3 or more passages", old, err)
+	}
+	sent := len(env.model.Requests())
+
+	doc, dup, err := env.ingester.SubmitReplacing(ctx, "policy.md", "", strings.NewReader(policyV2))
+	if err != nil || dup || doc.Replaces != old.ID {
+		t.Fatalf("SubmitReplacing = %+v, dup %v, %v; want a new document replacing %s", doc, dup, err, old.ID)
+	}
+	docs := env.waitFinished()
+	if len(docs) != 1 || docs[0].ID != doc.ID || docs[0].Status != graphrag.StatusDone || docs[0].Replaces != "" {
+		t.Fatalf("after the replace: %+v; want only the new version, done", docs)
+	}
+	if _, err := env.store.Document(ctx, old.ID); !errors.Is(err, graphrag.ErrNotFound) {
+		t.Errorf("old version: %v, want ErrNotFound", err)
+	}
+
+	// Only the changed passage was embedded and extracted again.
+	var chats, embedded int
+	for _, r := range env.model.Requests()[sent:] {
+		if r.IsEmbed() {
+			for _, in := range r.Input {
+				if strings.Contains(in, "Lena Vogt books") || strings.Contains(in, "Priya Raman reimburses") {
+					t.Errorf("an unchanged passage was embedded again: %.60q", in)
+				}
+				if strings.Contains(in, "Sofia Duarte approves") {
+					embedded++
+				}
+			}
+			continue
+		}
+		chats++
+		if !strings.Contains(r.LastUser(), "Sofia Duarte") {
+			t.Errorf("a chat request about another passage than the changed one: %.80q", r.LastUser())
+		}
+	}
+	if chats != 1 || embedded != 1 {
+		t.Errorf("replace sent %d chat requests and embedded the changed passage %d times; want 1 and 1", chats, embedded)
+	}
+
+	for _, q := range []string{"Arjun Mehta", "Delhi"} {
+		if found, err := env.store.SearchText(ctx, q, 5); err != nil || len(found) != 0 {
+			t.Errorf("SearchText(%q) after the replace = %d results, %v; want none", q, len(found), err)
+		}
+		if es, err := env.store.SearchEntities(ctx, q, 5); err != nil || len(es) != 0 {
+			t.Errorf("SearchEntities(%q) after the replace = %v, %v; want none", q, es, err)
+		}
+	}
+	if found, err := env.store.SearchText(ctx, "Sofia Duarte Porto", 5); err != nil || len(found) == 0 || found[0].DocID != doc.ID {
+		t.Errorf("SearchText(Sofia Duarte Porto) = %v, %v; want the new version's passage", found, err)
+	}
+
+	replaced := env.stats()
+	freshEnv := newEnvWith(t, opt)
+	freshEnv.ingest(map[string]string{"policy.md": policyV2})
+	if fresh := freshEnv.stats(); fresh != replaced {
+		t.Errorf("stats after the replace %+v, after a fresh ingest of version 2 %+v", replaced, fresh)
+	}
+
+	if _, dup, err := env.ingester.SubmitReplacing(ctx, "policy.md", "", strings.NewReader(policyV2)); err != nil || !dup {
+		t.Errorf("SubmitReplacing of the same bytes = dup %v, %v; want a duplicate", dup, err)
+	}
+}
+
+func TestReplaceRefusesAVersionStillIngesting(t *testing.T) {
+	release := make(chan struct{})
+	env := newEnv(t, func(req llmtest.Request) (llmtest.Reply, bool) {
+		if !req.IsEmbed() {
+			<-release
+		}
+		return llmtest.Reply{}, false
+	})
+	defer close(release)
+	ctx := context.Background()
+	if _, _, err := env.ingester.Submit(ctx, "policy.md", strings.NewReader(policyV1)); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := env.ingester.SubmitReplacing(ctx, "policy.md", "", strings.NewReader(policyV2))
+	if !errors.Is(err, graphrag.ErrBusy) {
+		t.Errorf("replacing a document still being ingested: %v, want ErrBusy", err)
+	}
+}
