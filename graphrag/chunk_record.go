@@ -22,6 +22,7 @@ type Chunk struct {
 	Section   []string
 	Text      string
 	Tokens    int
+	Page      int       // 1-based PDF page, PPTX slide or XLSX sheet the passage starts on; 0: the format has none
 	Embedding []float32 // nil until embedded
 	Status    ChunkStatus
 	Error     string // why extraction failed

@@ -117,7 +117,7 @@ func (in *Ingester) parse(ctx context.Context, doc *Document) ([]Chunk, error) {
 	for i, p := range pieces {
 		chunks[i] = Chunk{
 			ID: ChunkID(doc.ID, p.Ordinal), DocID: doc.ID, Ordinal: p.Ordinal, Section: p.Section,
-			Text: p.Text, Tokens: p.Tokens, Status: ChunkPending, DocName: doc.Name, DocTitle: parsed.Title,
+			Text: p.Text, Tokens: p.Tokens, Page: parsed.PageAt(p.Start), Status: ChunkPending, DocName: doc.Name, DocTitle: parsed.Title,
 		}
 	}
 	if err := in.store.PutChunks(ctx, doc.ID, chunks); err != nil {

@@ -27,7 +27,7 @@ func (s *Store) PutChunks(ctx context.Context, docID string, chunks []graphrag.C
 			if section == nil {
 				section = []string{}
 			}
-			rows[i] = map[string]any{"id": c.ID, "ordinal": c.Ordinal, "section": section, "text": c.Text, "tokens": c.Tokens}
+			rows[i] = map[string]any{"id": c.ID, "ordinal": c.Ordinal, "section": section, "text": c.Text, "tokens": c.Tokens, "page": c.Page}
 		}
 		if err := s.write(ctx, putChunks(docID, rows)); err != nil {
 			return fmt.Errorf("neo4j: put chunks of %s: %w", docID, err)
@@ -42,7 +42,7 @@ func putChunks(docID string, rows []map[string]any) txWork {
 		records, err := query(ctx, tx, `MATCH (d:Document {id: $docId})
 			UNWIND $rows AS row
 			MERGE (c:Chunk {id: row.id})
-			ON CREATE SET c.docId = $docId, c.ordinal = row.ordinal, c.section = row.section, c.text = row.text,
+			ON CREATE SET c.docId = $docId, c.ordinal = row.ordinal, c.page = row.page, c.section = row.section, c.text = row.text,
 				c.tokens = row.tokens, c.status = 'pending', c.error = '',
 				c.staged = CASE WHEN coalesce(d.replaces, '') <> '' THEN true END
 			MERGE (d)-[:HAS_CHUNK]->(c)

@@ -9,7 +9,7 @@ import (
 )
 
 // chunkProjection returns a chunk c without its embedding, joined with its document d.
-const chunkProjection = `c {.id, .docId, .ordinal, .section, .text, .tokens, .status, .error,
+const chunkProjection = `c {.id, .docId, .ordinal, .page, .section, .text, .tokens, .status, .error,
 	docName: d.name, docTitle: d.title}`
 
 func chunkFrom(m map[string]any) graphrag.Chunk {
@@ -20,6 +20,7 @@ func chunkFrom(m map[string]any) graphrag.Chunk {
 		Section:  asStrings(m["section"]),
 		Text:     asString(m["text"]),
 		Tokens:   asInt(m["tokens"]),
+		Page:     asInt(m["page"]),
 		Status:   graphrag.ChunkStatus(asString(m["status"])),
 		Error:    asString(m["error"]),
 		DocName:  asString(m["docName"]),

@@ -22,8 +22,8 @@ func (s *Store) PutChunks(ctx context.Context, docID string, chunks []graphrag.C
 		if err != nil {
 			return err
 		}
-		stmt, err := tx.PrepareContext(ctx, `INSERT INTO chunks (id, doc_id, ordinal, section, text, tokens, status)
-			VALUES (?, ?, ?, ?, ?, ?, 'pending') ON CONFLICT (id) DO NOTHING`)
+		stmt, err := tx.PrepareContext(ctx, `INSERT INTO chunks (id, doc_id, ordinal, section, text, tokens, page, status)
+			VALUES (?, ?, ?, ?, ?, ?, ?, 'pending') ON CONFLICT (id) DO NOTHING`)
 		if err != nil {
 			return err
 		}
@@ -37,7 +37,7 @@ func (s *Store) PutChunks(ctx context.Context, docID string, chunks []graphrag.C
 			if err != nil {
 				return err
 			}
-			if _, err := stmt.ExecContext(ctx, id, docID, c.Ordinal, string(section), c.Text, c.Tokens); err != nil {
+			if _, err := stmt.ExecContext(ctx, id, docID, c.Ordinal, string(section), c.Text, c.Tokens, c.Page); err != nil {
 				return fmt.Errorf("chunk %s: %w", id, err)
 			}
 		}

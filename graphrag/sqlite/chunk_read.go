@@ -9,8 +9,8 @@ import (
 )
 
 // chunkQuery selects chunks joined with their document, embeddings left out.
-const chunkQuery = `SELECT c.id, c.doc_id, c.ordinal, c.section, c.text, c.tokens, c.status, c.error, d.name, d.title
-	FROM chunks c JOIN documents d ON d.id = c.doc_id`
+const chunkQuery = `SELECT c.id, c.doc_id, c.ordinal, c.section, c.text, c.tokens, c.status, c.error, d.name, d.title,
+	c.page FROM chunks c JOIN documents d ON d.id = c.doc_id`
 
 // DocumentChunks returns a document's chunks in order; an unknown document has none.
 func (s *Store) DocumentChunks(ctx context.Context, docID string) ([]graphrag.Chunk, error) {
@@ -72,7 +72,7 @@ func scanChunk(row scanner, extra ...any) (graphrag.Chunk, error) {
 	var c graphrag.Chunk
 	var section, status string
 	dest := append([]any{&c.ID, &c.DocID, &c.Ordinal, &section, &c.Text, &c.Tokens, &status, &c.Error,
-		&c.DocName, &c.DocTitle}, extra...)
+		&c.DocName, &c.DocTitle, &c.Page}, extra...)
 	if err := row.Scan(dest...); err != nil {
 		return c, err
 	}

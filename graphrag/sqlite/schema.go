@@ -133,4 +133,6 @@ CREATE INDEX turns_conversation ON turns(conversation_id, ordinal);
 	// the graph once the new version is complete (JSON, see staged in document_replace.go).
 	`ALTER TABLE documents ADD COLUMN replaces TEXT NOT NULL DEFAULT '';
 ALTER TABLE chunks ADD COLUMN staged TEXT;`,
+	// 5: the page (PDF page, PPTX slide, XLSX sheet) each chunk starts on, 0 for formats without pages.
+	`ALTER TABLE chunks ADD COLUMN page INTEGER NOT NULL DEFAULT 0;`,
 }

@@ -32,6 +32,7 @@ func TestMigrateFromAnOlderVersion(t *testing.T) {
 		ALTER TABLE relations DROP COLUMN embedding;
 		ALTER TABLE documents DROP COLUMN replaces;
 		ALTER TABLE chunks DROP COLUMN staged;
+		ALTER TABLE chunks DROP COLUMN page;
 		UPDATE meta SET value = '1' WHERE key = 'schema_version'`); err != nil {
 		t.Fatal(err)
 	}
@@ -54,6 +55,10 @@ func TestMigrateFromAnOlderVersion(t *testing.T) {
 		(SELECT count(staged) FROM chunks)`).Scan(&replacing, &staged)
 	if err != nil || replacing != 0 || staged != 0 {
 		t.Errorf("documents.replaces and chunks.staged after migration: %d %d, %v; want 0 0", replacing, staged, err)
+	}
+	var paged int
+	if err := s.reader.QueryRowContext(t.Context(), `SELECT count(*) FROM chunks WHERE page <> 0`).Scan(&paged); err != nil || paged != 0 {
+		t.Errorf("chunks.page after migration: %d chunks with a page, %v; want 0 (no page known)", paged, err)
 	}
 }
 

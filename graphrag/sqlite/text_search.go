@@ -22,7 +22,7 @@ func (s *Store) SearchText(ctx context.Context, query string, k int) ([]graphrag
 		return nil, fmt.Errorf("sqlite: search text: %w", err)
 	}
 	rows, err := s.reader.QueryContext(ctx, `SELECT c.id, c.doc_id, c.ordinal, c.section, c.text, c.tokens,
-		c.status, c.error, d.name, d.title, f.rank
+		c.status, c.error, d.name, d.title, c.page, f.rank
 		FROM chunks_fts f JOIN chunks c ON c.seq = f.rowid JOIN documents d ON d.id = c.doc_id
 		WHERE chunks_fts MATCH ? AND c.status <> 'pending' AND d.replaces = ''
 		ORDER BY f.rank LIMIT ?`, ftsMatch(terms), k)

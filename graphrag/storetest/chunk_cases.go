@@ -12,6 +12,7 @@ var chunkCases = []testCase{
 	{"Chunks returns the asked IDs in order", testChunksByID},
 	{"SetEmbeddings twice counts once", testSetEmbeddingsTwice},
 	{"unknown chunk is ErrNotFound", testChunkNotFound},
+	{"chunks keep the page they start on", testChunkPages},
 }
 
 func testPutChunksIdempotent(t *testing.T, f *fixture) {
@@ -108,4 +109,52 @@ func chunkIDs(cs []graphrag.Chunk) []string {
 		out[i] = c.ID
 	}
 	return out
+}
+
+// testChunkPages: the page a chunk starts on comes back from every read, 0 (no page) included.
+func testChunkPages(t *testing.T, f *fixture) {
+	doc := f.doc("deck.pptx", "deck")
+	cs := []graphrag.Chunk{
+		{ID: graphrag.ChunkID(doc.ID, 0), DocID: doc.ID, Ordinal: 0, Section: []string{}, Text: "cover without a page number", Page: 0},
+		{ID: graphrag.ChunkID(doc.ID, 1), DocID: doc.ID, Ordinal: 1, Section: []string{"Slide 3"}, Text: "compensation on slide three", Page: 3},
+		{ID: graphrag.ChunkID(doc.ID, 2), DocID: doc.ID, Ordinal: 2, Section: []string{"Slide 12"}, Text: "distances on slide twelve", Page: 12},
+	}
+	if err := f.s.PutChunks(f.ctx, doc.ID, cs); err != nil {
+		t.Fatal(err)
+	}
+	f.embedAll(cs)
+	want := map[string]int{cs[0].ID: 0, cs[1].ID: 3, cs[2].ID: 12}
+	check := func(what string, got []graphrag.Chunk) {
+		t.Helper()
+		if len(got) == 0 {
+			t.Errorf("%s: no chunks", what)
+		}
+		for _, c := range got {
+			if c.Page != want[c.ID] {
+				t.Errorf("%s: chunk %s on page %d, want %d", what, c.ID, c.Page, want[c.ID])
+			}
+		}
+	}
+	all, err := f.s.DocumentChunks(f.ctx, doc.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("DocumentChunks", all)
+	byID, err := f.s.Chunks(f.ctx, chunkIDs(cs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("Chunks", byID)
+	for _, q := range []string{"compensation slide", "distances twelve"} {
+		var found []graphrag.Chunk
+		for _, h := range f.searchText(q, 3) {
+			found = append(found, h.Chunk)
+		}
+		check("SearchText "+q, found)
+	}
+	var near []graphrag.Chunk
+	for _, h := range f.searchVector(axis(1), 3) {
+		near = append(near, h.Chunk)
+	}
+	check("SearchVector", near)
 }
