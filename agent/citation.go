@@ -44,6 +44,7 @@ func citation(n int, s source) Citation {
 		if len(s.fact.Sources) > 0 {
 			ch := s.fact.Sources[0]
 			c.ChunkID, c.DocID, c.DocName, c.Section, c.Snippet = ch.ID, ch.DocID, docName(ch), strings.Join(ch.Section, " › "), clip(ch.Text, 240)
+			c.Page = ch.Page
 		} else {
 			c.ChunkID, c.DocID = first(s.fact.Relation.ChunkIDs), first(s.fact.Relation.DocIDs)
 		}
@@ -52,7 +53,7 @@ func citation(n int, s source) Citation {
 		return Citation{N: n, Kind: KindWeb, URL: s.web.URL, Title: s.web.Title, Snippet: clip(s.web.Snippet, 240)}
 	default:
 		return Citation{N: n, Kind: KindChunk, ChunkID: s.chunk.ID, DocID: s.chunk.DocID, DocName: docName(s.chunk),
-			Section: strings.Join(s.chunk.Section, " › "), Snippet: clip(s.chunk.Text, 240)}
+			Section: strings.Join(s.chunk.Section, " › "), Snippet: clip(s.chunk.Text, 240), Page: s.chunk.Page}
 	}
 }
 

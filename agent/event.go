@@ -91,6 +91,7 @@ type Citation struct {
 	DocName  string   `json:"doc_name,omitempty"`
 	Section  string   `json:"section,omitempty"`
 	Snippet  string   `json:"snippet,omitempty"`
+	Page     int      `json:"page,omitempty"` // the PDF page, PPTX slide or XLSX sheet the passage starts on
 	FactID   string   `json:"fact_id,omitempty"`
 	Sentence string   `json:"sentence,omitempty"`
 	Entities []string `json:"entities,omitempty"`

@@ -67,6 +67,9 @@ func citePrefix(turnID string) string { return "cite-" + turnID + "-" }
 func citationView(c agent.Citation, prefix string) web.CitationView {
 	v := web.CitationView{N: c.N, Anchor: prefix + itoa(c.N), Kind: c.Kind, DocName: c.DocName, Section: c.Section,
 		Snippet: c.Snippet, Sentence: c.Sentence, Title: cmpOr(c.Title, c.URL), WebURL: webURL(c.URL)}
+	if c.DocID != "" {
+		v.OriginalURL, v.PageLabel = web.OriginalURL(c.DocID, c.DocName, c.Page), web.PageLabel(c.DocName, c.Page)
+	}
 	if c.ChunkID != "" && c.DocID != "" {
 		v.PassageURL = web.PassageURL(c.DocID, c.ChunkID)
 	} else if c.ChunkID != "" {

@@ -128,6 +128,7 @@ func (s *server) routes(e *echo.Echo) {
 	e.POST("/documents/samples", s.documentsSamples, uploadLimit)
 	e.GET("/documents/events", s.documentEvents)
 	e.GET("/documents/:id", s.documentPage)
+	e.GET("/documents/:id/original", s.documentOriginal)
 	e.POST("/documents/:id/delete", s.documentDelete)
 	e.POST("/documents/:id/retry", s.documentRetry)
 

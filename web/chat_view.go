@@ -49,11 +49,14 @@ type CitationView struct {
 	Section    string
 	Snippet    string
 	PassageURL string
-	Sentence   string
-	Entities   []Link
-	GraphURL   string
-	Title      string
-	WebURL     string
+	PageLabel  string // "page 3", "slide 3", "sheet 3": where the passage starts in the original
+	// OriginalURL opens the uploaded file, at the passage's page for a PDF; "" for web sources.
+	OriginalURL string
+	Sentence    string
+	Entities    []Link
+	GraphURL    string
+	Title       string
+	WebURL      string
 }
 
 // Link is a label and where it leads.
