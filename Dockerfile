@@ -7,7 +7,14 @@ RUN go mod download
 COPY . .
 RUN CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o /out/hopwise ./cmd/hopwise
 
-FROM gcr.io/distroless/static-debian12:nonroot
+# Debian slim rather than distroless: scanned PDFs are read with Debian's tesseract-ocr and poppler-utils,
+# which the static binary runs as programs.
+FROM debian:bookworm-slim
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends tesseract-ocr poppler-utils ca-certificates \
+ && rm -rf /var/lib/apt/lists/* \
+ && groupadd --gid 65532 nonroot && useradd --uid 65532 --gid 65532 --no-create-home --shell /usr/sbin/nologin nonroot \
+ && mkdir /data && chown nonroot:nonroot /data
 COPY --from=build /out/hopwise /usr/local/bin/hopwise
 USER nonroot:nonroot
 ENV HOPWISE_ADDR=0.0.0.0:8080 HOPWISE_DATA_DIR=/data

@@ -13,6 +13,7 @@ import (
 	"github.com/hopwise/hopwise/config"
 	"github.com/hopwise/hopwise/graphrag"
 	"github.com/hopwise/hopwise/graphrag/neo4j"
+	"github.com/hopwise/hopwise/graphrag/parse"
 	"github.com/hopwise/hopwise/graphrag/sqlite"
 	"github.com/hopwise/hopwise/handlers"
 	"github.com/hopwise/hopwise/llm"
@@ -164,5 +165,15 @@ func (a *app) status(ctx context.Context) handlers.Status {
 		web += " at " + a.cfg.WebSearchURL
 	}
 	check("web search", web, nil)
+	check("OCR for scanned PDFs", ocrStatus(), nil)
 	return st
+}
+
+// ocrStatus says whether scanned PDFs are read, and how to enable it when they are not.
+func ocrStatus() string {
+	tools, err := parse.OCR()
+	if err != nil {
+		return "off: " + err.Error()
+	}
+	return tools.Version + " with pdftoppm"
 }

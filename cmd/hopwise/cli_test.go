@@ -314,7 +314,7 @@ func TestDocsWithTheModelsDown(t *testing.T) {
 		out, errOut, code := hopwiseIn(t, bin, t.TempDir(), down, args...)
 		took := time.Since(start)
 		if args[0] == "status" {
-			if !strings.Contains(out, "FAILING") || !strings.Contains(out, "store ") {
+			if !strings.Contains(out, "FAILING") || !strings.Contains(out, "store ") || !strings.Contains(out, "OCR for scanned PDFs") {
 				t.Errorf("status with the models down:\n%s", out)
 			}
 		} else if code != 0 {

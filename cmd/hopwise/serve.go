@@ -14,6 +14,7 @@ import (
 
 	"github.com/hopwise/hopwise/agent"
 	"github.com/hopwise/hopwise/config"
+	"github.com/hopwise/hopwise/graphrag/parse"
 	"github.com/hopwise/hopwise/handlers"
 )
 
@@ -46,6 +47,11 @@ func serve(ctx context.Context, e *env, cfg *config.Config, logger *slog.Logger)
 	ag, err := newAgent(a)
 	if err != nil {
 		return err
+	}
+	if tools, err := parse.OCR(); err != nil {
+		logger.Info("scanned PDFs are not read (no OCR)", "reason", err)
+	} else {
+		logger.Info("scanned PDFs are read with OCR", "ocr", tools.Version)
 	}
 
 	closing := make(chan struct{})

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/hopwise/hopwise/graphrag/parse/ocr"
 )
 
 // The PDF library can recurse without bound on a crafted file (for one,
@@ -69,6 +71,7 @@ var pdfChildTimeout = 60 * time.Second
 type pdfChildJob struct {
 	Limits  Limits
 	Timeout time.Duration
+	OCR     *ocr.Tools // nil: scanned PDFs are not read
 }
 
 // pdfChildResult is the child's answer: the document, or the error's text
@@ -119,7 +122,7 @@ func runPDFChild(in io.Reader, job string) int {
 	// system's out-of-memory killer, either of which ends only the child.
 	debug.SetMemoryLimit(2*lim.MaxBytes + 4*lim.MaxInflated + 256<<20)
 	var res pdfChildResult
-	doc, err := parsePDF("", in, lim)
+	doc, err := childPDFText(in, j, lim)
 	if err != nil {
 		res.Error = err.Error()
 		for _, s := range sentinels {
@@ -139,6 +142,17 @@ func runPDFChild(in io.Reader, job string) int {
 	return 0
 }
 
+// childPDFText is what the child does with the PDF on stdin: its text, or its
+// pages through OCR when it has none and the job names the tools, within the
+// job's time less a margin to answer.
+func childPDFText(in io.Reader, j pdfChildJob, lim Limits) (Parsed, error) {
+	data, err := readPDF(in, lim)
+	if err != nil {
+		return Parsed{}, err
+	}
+	return pdfText(data, lim, j.OCR, max(j.Timeout-2*time.Second, j.Timeout/2))
+}
+
 // parsePDFInChild is the PDF parser Parse uses: it reads the PDF here and
 // extracts its text in a child process, which ends with ctx.
 func parsePDFInChild(ctx context.Context, name string, r io.Reader, lim Limits, log *slog.Logger) (Parsed, error) {
@@ -148,14 +162,14 @@ func parsePDFInChild(ctx context.Context, name string, r io.Reader, lim Limits, 
 	}
 	if !servesPDFChildren.Load() {
 		log.Warn("parse: this executable does not serve PDF children (no parse.ServePDFChild in main); reading the PDF in this process", "file", baseName(name))
-		return parsePDFData(data, lim)
+		return pdfText(data, lim, ocrTools(), pdfChildTimeout)
 	}
 	exe, err := os.Executable()
 	if err != nil {
 		log.Warn("parse: cannot find the executable to read a PDF in a child process; reading it in this process", "file", baseName(name), "err", err)
-		return parsePDFData(data, lim)
+		return pdfText(data, lim, ocrTools(), pdfChildTimeout)
 	}
-	job, err := json.Marshal(pdfChildJob{Limits: lim, Timeout: pdfChildTimeout})
+	job, err := json.Marshal(pdfChildJob{Limits: lim, Timeout: pdfChildTimeout, OCR: ocrTools()})
 	if err != nil {
 		return Parsed{}, fmt.Errorf("%w: %w: pdf child job: %v", ErrMalformed, errInternal, err)
 	}
@@ -180,7 +194,7 @@ func parsePDFInChild(ctx context.Context, name string, r io.Reader, lim Limits, 
 			return Parsed{}, pdfTimeoutError()
 		}
 		log.Warn("parse: cannot start a child process to read a PDF; reading it in this process", "file", baseName(name), "err", err)
-		return parsePDFData(data, lim)
+		return pdfText(data, lim, ocrTools(), pdfChildTimeout)
 	}
 	err = cmd.Wait()
 	elapsed := time.Since(start)

@@ -64,6 +64,7 @@ func TestPDFThatCrashesTheReaderFailsAlone(t *testing.T) {
 // TestPDFChildMatchesInProcess: through the child process Parse gives the
 // same document, or the same error text and sentinels, as in process.
 func TestPDFChildMatchesInProcess(t *testing.T) {
+	noOCR(t) // the in-process parser never runs OCR: TestScannedPDF covers the child's
 	sample := readTestdata(t, "sample.pdf")
 	inputs := map[string][]byte{
 		"sample":          sample,

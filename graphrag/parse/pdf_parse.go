@@ -94,7 +94,7 @@ func parsePDFData(data []byte, lim Limits) (doc Parsed, err error) {
 		if firstErr != nil {
 			return Parsed{}, fmt.Errorf("%w: pdf: %v", ErrMalformed, firstErr)
 		}
-		return Parsed{}, fmt.Errorf("%w: no extractable text in %d pages (scanned images?)", ErrEmpty, len(pages))
+		return Parsed{}, &scannedError{pages: len(pages)}
 	}
 	return Parsed{Title: pdfTitle(rd, md), Format: "pdf", Markdown: md, Pages: w.pages}, nil
 }
