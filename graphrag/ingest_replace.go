@@ -12,7 +12,7 @@ import (
 var ErrBusy = errors.New("the document is still being ingested")
 
 // SubmitReplacing is Submit for a new version of a stored document: the one named by target (an ID or a
-// file name), else the one carrying the upload's file name. The new version is ingested with its chunks
+// file name, as FindDocument reads it), else the one carrying exactly the upload's file name. The new version is ingested with its chunks
 // staged and replaces the old one in one store transaction when complete (Store.ReplaceDocument), so
 // questions see one version or the other throughout; passages whose text did not change take the old
 // passage's vector and extraction instead of being embedded and extracted again. The same bytes as the
@@ -24,10 +24,7 @@ func (in *Ingester) SubmitReplacing(ctx context.Context, name, target string, r 
 	if err != nil {
 		return Document{}, false, err
 	}
-	if target == "" {
-		target = name
-	}
-	old, err := FindDocument(ctx, in.store, target)
+	old, err := in.toReplace(ctx, name, target)
 	switch {
 	case errors.Is(err, ErrNotFound):
 		return in.submit(ctx, name, src, "")
@@ -39,6 +36,23 @@ func (in *Ingester) SubmitReplacing(ctx context.Context, name, target string, r 
 		return Document{}, false, fmt.Errorf("graphrag: replace %s: %w: wait until it is done", old.Name, ErrBusy)
 	}
 	return in.submit(ctx, name, src, old.ID)
+}
+
+// toReplace finds the document an upload replaces: target, else the one with the upload's name.
+func (in *Ingester) toReplace(ctx context.Context, name, target string) (Document, error) {
+	if target != "" {
+		return FindDocument(ctx, in.store, target)
+	}
+	docs, err := in.store.DocumentsNamed(ctx, name)
+	switch {
+	case err != nil:
+		return Document{}, fmt.Errorf("graphrag: find documents named %q: %w", name, err)
+	case len(docs) == 0:
+		return Document{}, fmt.Errorf("graphrag: no document named %q: %w", name, ErrNotFound)
+	case len(docs) > 1:
+		return Document{}, &AmbiguousError{Name: name, Matches: docs}
+	}
+	return docs[0], nil
 }
 
 // reuse carries the passages of a staged document whose text the replaced document holds, extracted,

@@ -52,6 +52,9 @@ type DocumentStore interface {
 	Document(ctx context.Context, id string) (Document, error)
 	// Documents lists every document with its counts, newest first.
 	Documents(ctx context.Context) ([]Document, error)
+	// DocumentsNamed lists the documents whose file name is exactly name, with their counts, newest first;
+	// it reads only those, so an upload can look its name up at any size of store.
+	DocumentsNamed(ctx context.Context, name string) ([]Document, error)
 	// DocumentSource returns the bytes a document was uploaded with.
 	DocumentSource(ctx context.Context, id string) ([]byte, error)
 	// SetDocumentStatus records a job step; title and format are set when non-empty (known after parsing).

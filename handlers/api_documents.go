@@ -28,7 +28,7 @@ func (s *server) apiDocument(c echo.Context) error {
 }
 
 func (s *server) apiUpload(c echo.Context) error {
-	files, status, err := s.receiveFiles(c)
+	files, status, err := s.receiveFiles(c, c.QueryParam("replace") == "true", "")
 	if err != nil {
 		return err
 	}

@@ -23,6 +23,7 @@ type Store interface {
 // Ingester takes uploads, deletes documents and reports their progress (graphrag.Ingester).
 type Ingester interface {
 	Submit(ctx context.Context, name string, r io.Reader) (doc graphrag.Document, duplicate bool, err error)
+	SubmitReplacing(ctx context.Context, name, target string, r io.Reader) (doc graphrag.Document, duplicate bool, err error)
 	Delete(ctx context.Context, id string) error
 	Retry(ctx context.Context, id string) (graphrag.Document, error)
 	Subscribe() (<-chan graphrag.Progress, func())

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 
+	"github.com/hopwise/hopwise/graphrag"
 	"github.com/hopwise/hopwise/graphrag/parse"
 	"github.com/hopwise/hopwise/web"
 	"github.com/labstack/echo/v4"
@@ -24,8 +25,9 @@ type uploaded struct {
 // receiveFiles reads the whole multipart body within the request limit before any file is handed on, so
 // a request refused with 413 leaves nothing behind; then each file is checked and submitted on its own, so
 // one bad file (its name, size or content) never stops the others. The status is 413 when files were too
-// large and none was accepted.
-func (s *server) receiveFiles(c echo.Context) ([]uploaded, int, error) {
+// large and none was accepted. With replacing set, a file replaces the document it names (graphrag's
+// SubmitReplacing): target, else the one with the file's name.
+func (s *server) receiveFiles(c echo.Context, replacing bool, target string) ([]uploaded, int, error) {
 	parts, remove, err := readParts(c.Request(), s.Limits.MaxUploadBytes)
 	defer remove()
 	var tooBig *http.MaxBytesError
@@ -44,7 +46,7 @@ func (s *server) receiveFiles(c echo.Context) ([]uploaded, int, error) {
 	out := make([]uploaded, 0, len(parts))
 	accepted, tooLarge := 0, 0
 	for _, p := range parts {
-		u := s.submitFile(c, p)
+		u := s.submitFile(c, p, replacing, target)
 		if u.Outcome != "rejected" {
 			accepted++
 		}
@@ -60,7 +62,7 @@ func (s *server) receiveFiles(c echo.Context) ([]uploaded, int, error) {
 	return out, status, nil
 }
 
-func (s *server) submitFile(c echo.Context, p partFile) uploaded {
+func (s *server) submitFile(c echo.Context, p partFile, replacing bool, target string) uploaded {
 	name, nameErr := parse.CleanName(p.name)
 	if nameErr != nil || p.badName {
 		name = cmpOr(parse.DisplayName(p.name), "a file")
@@ -88,8 +90,19 @@ func (s *server) submitFile(c echo.Context, p partFile) uploaded {
 		return u
 	}
 	defer f.Close()
-	doc, dup, err := s.Ingester.Submit(c.Request().Context(), name, f)
+	var doc graphrag.Document
+	var dup bool
+	if replacing {
+		doc, dup, err = s.Ingester.SubmitReplacing(c.Request().Context(), name, target, f)
+	} else {
+		doc, dup, err = s.Ingester.Submit(c.Request().Context(), name, f)
+	}
+	var ambiguous *graphrag.AmbiguousError
 	switch {
+	case errors.Is(err, graphrag.ErrBusy):
+		u.Message = "The document this file replaces is still being read. Wait until it is done, then upload the new version again."
+	case errors.As(err, &ambiguous):
+		u.Message = fmt.Sprintf("%d documents are named “%s”: open the one to replace and use its Replace button.", len(ambiguous.Matches), name)
 	case errors.Is(err, parse.ErrTooLarge):
 		u.Message = fmt.Sprintf("This file is larger than the limit of %s.", web.Bytes(s.Limits.MaxUploadBytes))
 		u.tooLarge = true
@@ -99,6 +112,9 @@ func (s *server) submitFile(c echo.Context, p partFile) uploaded {
 	case dup:
 		u.Outcome, u.DocumentID = "duplicate", doc.ID
 		u.Message = fmt.Sprintf("Already uploaded as “%s”, with the same content. Nothing was changed.", doc.Name)
+	case doc.Replaces != "":
+		u.Outcome, u.DocumentID = "accepted", doc.ID
+		u.Message = "Received as a new version. Until it has been read, answers use the old version; then the old version is removed."
 	default:
 		u.Outcome, u.DocumentID = "accepted", doc.ID
 		u.Message = "Received. It is being read now; follow its progress in the list."
@@ -106,10 +122,16 @@ func (s *server) submitFile(c echo.Context, p partFile) uploaded {
 	return u
 }
 
-// documentsUpload takes files from the page's form: htmx gets the results and the refreshed list as
-// fragments, a form sent without JavaScript gets the whole page.
+// documentsUpload takes files from the page's form, each replacing the document of its name, or from a
+// document's Replace form (/documents/:id/replace), replacing that one: htmx gets the results and the
+// refreshed list as fragments, a form sent without JavaScript gets the whole page.
 func (s *server) documentsUpload(c echo.Context) error {
-	files, status, err := s.receiveFiles(c)
+	if id := c.Param("id"); id != "" {
+		if _, err := s.Store.Document(c.Request().Context(), id); err != nil {
+			return err
+		}
+	}
+	files, status, err := s.receiveFiles(c, true, c.Param("id"))
 	if err != nil {
 		return err
 	}

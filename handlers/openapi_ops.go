@@ -54,8 +54,10 @@ func apiOperations() []apiOp {
 		{Method: "GET", Path: "/api/v1/documents", Tag: "documents", Summary: "List the documents, newest first, a page at a time",
 			Query: pageQuery, Result: apiv1.DocumentPage{}},
 		{Method: "POST", Path: "/api/v1/documents", Tag: "documents", Summary: "Upload files",
-			Description: "Each file is accepted, found to be a duplicate or rejected on its own; accepted files are read in the background (follow their status).",
-			Upload:      true, Result: uploadJSON{}},
+			Description: "Each file is accepted, found to be a duplicate or rejected on its own; accepted files are read in the background (follow their status). " +
+				"With replace=true a file replaces the document of its name once read (until then questions see the old version; unchanged passages are reused).",
+			Query:  []apiParam{{Name: "replace", Type: "string", Description: "true: replace the document with the same file name"}},
+			Upload: true, Result: uploadJSON{}},
 		{Method: "POST", Path: "/api/v1/documents/url", Tag: "documents", Summary: "Add a web page by its address",
 			Body: addURLRequest{}, Result: fetchedPage{}},
 		{Method: "GET", Path: "/api/v1/documents/:id", Tag: "documents", Summary: "One document and its ingest status",

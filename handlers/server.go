@@ -131,6 +131,7 @@ func (s *server) routes(e *echo.Echo) {
 	e.GET("/documents/:id/original", s.documentOriginal)
 	e.POST("/documents/:id/delete", s.documentDelete)
 	e.POST("/documents/:id/retry", s.documentRetry)
+	e.POST("/documents/:id/replace", s.documentsUpload, uploadLimit)
 
 	e.GET("/graph", s.graphPage)
 	e.GET("/graph/entity", s.graphEntity)

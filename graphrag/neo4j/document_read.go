@@ -105,6 +105,20 @@ func (s *Store) Documents(ctx context.Context) ([]graphrag.Document, error) {
 	return docs, nil
 }
 
+// DocumentsNamed lists the documents whose file name is name, with their counts, newest first.
+func (s *Store) DocumentsNamed(ctx context.Context, name string) ([]graphrag.Document, error) {
+	var docs []graphrag.Document
+	err := s.read(ctx, func(ctx context.Context, tx neo4j.ManagedTransaction) error {
+		var err error
+		docs, err = readDocuments(ctx, tx, "WHERE d.name = $name", map[string]any{"name": name})
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("neo4j: documents named %q: %w", name, err)
+	}
+	return docs, nil
+}
+
 // DocumentSource returns the bytes a document was uploaded with, or ErrNotFound.
 func (s *Store) DocumentSource(ctx context.Context, id string) ([]byte, error) {
 	var src []byte

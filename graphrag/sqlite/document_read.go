@@ -35,7 +35,25 @@ func (s *Store) Document(ctx context.Context, id string) (graphrag.Document, err
 
 // Documents lists every document with its counts, newest first.
 func (s *Store) Documents(ctx context.Context) ([]graphrag.Document, error) {
-	rows, err := s.reader.QueryContext(ctx, documentQuery+` ORDER BY d.created_at DESC, d.id`)
+	return s.documents(ctx, "")
+}
+
+// DocumentsNamed lists the documents whose file name is name, with their counts, newest first. The names
+// are compared first, without the counts, so an upload that matches nothing costs one pass of a column.
+func (s *Store) DocumentsNamed(ctx context.Context, name string) ([]graphrag.Document, error) {
+	ids, err := queryStrings(ctx, s.reader, `SELECT id FROM documents WHERE name = ?`, name)
+	if err != nil || len(ids) == 0 {
+		if err != nil {
+			return nil, fmt.Errorf("sqlite: documents named %q: %w", name, err)
+		}
+		return nil, nil
+	}
+	return s.documents(ctx, ` WHERE d.name = ?`, name)
+}
+
+// documents lists the documents where selects (a WHERE clause or nothing), newest first.
+func (s *Store) documents(ctx context.Context, where string, args ...any) ([]graphrag.Document, error) {
+	rows, err := s.reader.QueryContext(ctx, documentQuery+where+` ORDER BY d.created_at DESC, d.id`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: documents: %w", err)
 	}

@@ -13,6 +13,36 @@ import (
 var replaceCases = []testCase{
 	{"ReplaceDocument leaves the new version as a fresh ingest would", testReplaceDocument},
 	{"a reader during a replace sees the old version or the new, never a mix", testReplaceReaders},
+	{"DocumentsNamed lists the documents of exactly one name, newest first", testDocumentsNamed},
+}
+
+func testDocumentsNamed(t *testing.T, f *fixture) {
+	t0 := time.Now().UTC().Add(-time.Hour)
+	older := f.docAt("a.txt", "first a", t0)
+	newer := f.docAt("a.txt", "second a", t0.Add(time.Minute))
+	upper := f.docAt("A.txt", "upper a", t0.Add(2*time.Minute))
+	f.docAt("b.txt", "b", t0.Add(3*time.Minute))
+	f.chunks(newer, "Munich is in Bavaria.")
+	for _, tc := range []struct {
+		name string
+		want []string
+	}{
+		{"a.txt", []string{newer.ID, older.ID}},
+		{"A.txt", []string{upper.ID}},
+		{"c.txt", nil},
+	} {
+		docs, err := f.s.DocumentsNamed(f.ctx, tc.name)
+		got := make([]string, len(docs))
+		for i, d := range docs {
+			got[i] = d.ID
+		}
+		if err != nil || !slices.Equal(got, tc.want) {
+			t.Errorf("DocumentsNamed(%q) = %v, %v; want %v", tc.name, got, err, tc.want)
+		}
+		if len(docs) > 0 && docs[0].ID == newer.ID && docs[0].Chunks != 1 {
+			t.Errorf("DocumentsNamed(%q): counts not read (%d chunks, want 1)", tc.name, docs[0].Chunks)
+		}
+	}
 }
 
 // staged stores a document that replaces old, with content as its bytes.
