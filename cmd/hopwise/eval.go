@@ -68,7 +68,7 @@ func runEval(ctx context.Context, e *env, cfg *config.Config, logger *slog.Logge
 	}
 	if f.ingestDir != "" {
 		// progress goes to stderr so that stdout holds only the tables
-		if err := ingest(ctx, &env{stdin: e.stdin, stdout: e.stderr, stderr: e.stderr}, cfg, logger, []string{f.ingestDir}); err != nil {
+		if err := ingest(ctx, &env{stdin: e.stdin, stdout: e.stderr, stderr: e.stderr}, cfg, logger, []string{f.ingestDir}, false); err != nil {
 			return fmt.Errorf("ingest %s: %w", f.ingestDir, err)
 		}
 	}

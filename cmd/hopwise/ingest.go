@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -22,7 +23,7 @@ import (
 )
 
 func (c *cli) ingestCommand() *cobra.Command {
-	var withSamples bool
+	var withSamples, replace bool
 	cmd := &cobra.Command{
 		Use:   "ingest [--samples] PATH|URL...",
 		Short: "ingest files, folders or web pages and wait until they are done",
@@ -31,10 +32,14 @@ which pass a guard against private addresses), each parsed, chunked, embedded an
 extracted, and wait until they are done. Each file is reported on stdout as it ends (done, FAIL with the
 reason, skip); one that fails does not stop the others. An interrupted ingest resumes where it stopped.
 --samples adds the sample documents this binary carries (six short files about a fictional company, its
-travel policy and EU flight compensation), to try Hopwise without files of your own.`,
+travel policy and EU flight compensation), to try Hopwise without files of your own.
+--replace reads a file with the name of a stored document as its new version: questions see the old
+version until the new one is ingested, then only the new one; passages that did not change are neither
+embedded nor extracted again.`,
 		Example: `  hopwise ingest --samples
   hopwise ingest ~/notes
-  hopwise ingest report.pdf https://example.org/page.html`,
+  hopwise ingest report.pdf https://example.org/page.html
+  hopwise ingest --replace handbook.md`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 && !withSamples {
 				return errors.New("name at least one file, folder or URL, or --samples")
@@ -43,6 +48,7 @@ travel policy and EU flight compensation), to try Hopwise without files of your 
 		},
 	}
 	cmd.Flags().BoolVar(&withSamples, "samples", false, "also ingest the sample documents carried by the binary")
+	cmd.Flags().BoolVar(&replace, "replace", false, "a file named like a stored document replaces it once ingested")
 	cfg := c.settings(cmd, storeFlags, modelFlags, ingestFlags)
 	cmd.RunE = c.action(cfg, func(ctx context.Context, cfg *config.Config, logger *slog.Logger, args []string) error {
 		if withSamples {
@@ -50,12 +56,12 @@ travel policy and EU flight compensation), to try Hopwise without files of your 
 				args = append(args, sampleSource+d.Name)
 			}
 		}
-		return ingest(ctx, c.e, cfg, logger, args)
+		return ingest(ctx, c.e, cfg, logger, args, replace)
 	})
 	return cmd
 }
 
-func ingest(ctx context.Context, e *env, cfg *config.Config, logger *slog.Logger, args []string) error {
+func ingest(ctx context.Context, e *env, cfg *config.Config, logger *slog.Logger, args []string, replace bool) error {
 	files, skipped, err := collectFiles(args)
 	if err != nil {
 		return err
@@ -74,7 +80,13 @@ func ingest(ctx context.Context, e *env, cfg *config.Config, logger *slog.Logger
 	done := make(chan error, 1)
 	go func() { done <- a.ingester.Run(runCtx) }()
 	submitCtx, cancelSubmit := context.WithCancel(ctx)
-	results := submitAll(submitCtx, a.ingester, files, min(urlfetch.DefaultMaxBytes, cfg.MaxUploadBytes))
+	submit := a.ingester.Submit
+	if replace {
+		submit = func(ctx context.Context, name string, r io.Reader) (graphrag.Document, bool, error) {
+			return a.ingester.SubmitReplacing(ctx, name, "", r)
+		}
+	}
+	results := submitAll(submitCtx, submit, files, min(urlfetch.DefaultMaxBytes, cfg.MaxUploadBytes))
 	failed, err := newIngestWait(e, a.store).await(ctx, results, progress, pollEvery)
 	cancelSubmit()
 	for range results { // the submitter stops: wait for it before the store closes
@@ -93,37 +105,40 @@ func ingest(ctx context.Context, e *env, cfg *config.Config, logger *slog.Logger
 // sampleSource marks a source that names one of the sample documents (package samples).
 const sampleSource = "sample:"
 
+// submitFunc hands one file to the ingester: Ingester.Submit, or SubmitReplacing for --replace.
+type submitFunc func(ctx context.Context, name string, r io.Reader) (graphrag.Document, bool, error)
+
 // submitSource submits a file, a sample document, or a web page fetched through urlfetch's guard against
 // private addresses.
-func submitSource(ctx context.Context, in *graphrag.Ingester, source string, maxPage int64) (graphrag.Document, bool, error) {
+func submitSource(ctx context.Context, submit submitFunc, source string, maxPage int64) (graphrag.Document, bool, error) {
 	if name, ok := strings.CutPrefix(source, sampleSource); ok {
 		for _, d := range samples.List() {
 			if d.Name == name {
-				return in.Submit(ctx, d.Name, bytes.NewReader(d.Body))
+				return submit(ctx, d.Name, bytes.NewReader(d.Body))
 			}
 		}
 		return graphrag.Document{}, false, fmt.Errorf("no sample document %q", name)
 	}
 	if !isURL(source) {
-		return submitFile(ctx, in, source)
+		return submitFile(ctx, submit, source)
 	}
 	page, err := urlfetch.Fetch(ctx, source, urlfetch.Options{MaxBytes: maxPage})
 	if err != nil {
 		return graphrag.Document{}, false, err
 	}
-	return in.Submit(ctx, page.Name, bytes.NewReader(page.Body))
+	return submit(ctx, page.Name, bytes.NewReader(page.Body))
 }
 
 // isURL tells an address (any scheme: urlfetch refuses all but http and https) from a path.
 func isURL(arg string) bool { return strings.Contains(arg, "://") }
 
-func submitFile(ctx context.Context, in *graphrag.Ingester, path string) (graphrag.Document, bool, error) {
+func submitFile(ctx context.Context, submit submitFunc, path string) (graphrag.Document, bool, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return graphrag.Document{}, false, err
 	}
 	defer f.Close()
-	return in.Submit(ctx, path, f)
+	return submit(ctx, path, f)
 }
 
 // collectFiles expands folders into the supported files below them, sorted; named files are kept whatever

@@ -23,7 +23,7 @@ type submission struct {
 // submitAll submits the sources one after another in the background, sending what became of each, and
 // closes the channel after the last one or once ctx ends. The channel holds every result, so submitting
 // never waits for the reader (whose output may be slow): it costs about what the list of sources does.
-func submitAll(ctx context.Context, in *graphrag.Ingester, sources []string, maxPage int64) <-chan submission {
+func submitAll(ctx context.Context, submit submitFunc, sources []string, maxPage int64) <-chan submission {
 	out := make(chan submission, len(sources))
 	go func() {
 		defer close(out)
@@ -31,7 +31,7 @@ func submitAll(ctx context.Context, in *graphrag.Ingester, sources []string, max
 			if ctx.Err() != nil {
 				return
 			}
-			doc, dup, err := submitSource(ctx, in, src, maxPage)
+			doc, dup, err := submitSource(ctx, submit, src, maxPage)
 			out <- submission{source: src, docID: doc.ID, dup: dup, err: err}
 		}
 	}()
