@@ -55,7 +55,7 @@ func checkParse(t *testing.T, name string, data []byte) {
 var crashesInProcess = map[string]bool{"cyclic-object-streams.pdf": true}
 
 func addTestdataSeeds(f *testing.F, exts ...string) {
-	for _, dir := range []string{"testdata", filepath.Join("testdata", "bad")} {
+	for _, dir := range []string{"testdata", filepath.Join("testdata", "bad"), filepath.Join("testdata", "realworld")} {
 		entries, _ := os.ReadDir(dir)
 		for _, e := range entries {
 			for _, ext := range exts {
