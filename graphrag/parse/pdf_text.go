@@ -80,9 +80,16 @@ func (o *pdfTextOut) endLine(para bool) {
 
 func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
 
-// cleanPDFText turns control characters into spaces and drops the
-// replacement character and private-use code points (except the Symbol
-// font bullet).
+// ligatures spells out the typographic ligatures, so that a search for
+// "finance" finds a PDF's "ﬁnance": Unicode's (U+FB00..U+FB06) and the
+// private-use fi and fl that Apple's and Adobe's older fonts use, which
+// Chromium's ToUnicode maps still give.
+var ligatures = strings.NewReplacer("\uFB00", "ff", "\uFB01", "fi", "\uFB02", "fl", "\uFB03", "ffi", "\uFB04", "ffl",
+	"\uFB05", "st", "\uFB06", "st", "\uF001", "fi", "\uF002", "fl")
+
+// cleanPDFText spells out ligatures, turns control characters into spaces
+// and drops the replacement character and private-use code points (except
+// the Symbol font bullet).
 func cleanPDFText(s string) string {
 	return strings.Map(func(r rune) rune {
 		switch {
@@ -94,7 +101,7 @@ func cleanPDFText(s string) string {
 			return -1
 		}
 		return r
-	}, s)
+	}, ligatures.Replace(s))
 }
 
 var pdfBullets = []string{"•", "●", "▪", "◦", "‣", "∙", "■", "□", "➢", "►", "- ", "– ", "* "}
