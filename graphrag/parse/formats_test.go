@@ -111,6 +111,15 @@ func TestCSVMarkdown(t *testing.T) {
 	}
 }
 
+func TestEPUBMarkdown(t *testing.T) {
+	doc := parseFixture(t, "epub/testdata/guide.epub")
+	want := "# Compensation\n\nA flight of 5,921 km from Delhi to Munich earns 600 EUR.\n\n| km | EUR |\n| --- | --- |\n| 1,500 | 250 |\n\n" +
+		"# Airports\n\nMunich Airport lies near Freising.\n\n- Terminal 1\n- Terminal 2"
+	if doc.Markdown != want || doc.Title != "Travelling from Munich" || doc.Format != "epub" {
+		t.Errorf("doc = %q %q\n%s\nwant\n%s", doc.Title, doc.Format, doc.Markdown, want)
+	}
+}
+
 func TestPDFPages(t *testing.T) {
 	doc := parseFixture(t, "testdata/sample.pdf")
 	if len(doc.Pages) != 2 || doc.PageAt(strings.Index(doc.Markdown, "The amounts are")) != 1 || doc.PageAt(strings.Index(doc.Markdown, "Page two ends here")) != 2 {
@@ -128,6 +137,7 @@ func TestOfficeFormatErrors(t *testing.T) {
 	}{
 		{"renamed.xlsx", "plain text, not a workbook", ErrMalformed},
 		{"renamed.pptx", "plain text, not a deck", ErrMalformed},
+		{"renamed.epub", "plain text, not a book", ErrMalformed},
 		{"empty.xlsx", "", ErrEmpty},
 		{"empty.csv", " \n", ErrEmpty},
 		{"binary.csv", "\x89PNG\r\n\x1a\n\x00\x00", ErrBinary},
@@ -151,7 +161,7 @@ func TestOfficeFormatErrors(t *testing.T) {
 }
 
 func FuzzParseOffice(f *testing.F) {
-	for _, p := range []string{"xlsx/testdata/fleet.xlsx", "pptx/testdata/review.pptx", "csvtable/testdata/distances.csv"} {
+	for _, p := range []string{"xlsx/testdata/fleet.xlsx", "pptx/testdata/review.pptx", "csvtable/testdata/distances.csv", "epub/testdata/guide.epub"} {
 		if data, err := os.ReadFile(p); err == nil {
 			f.Add(data)
 		}
@@ -160,5 +170,6 @@ func FuzzParseOffice(f *testing.F) {
 		checkParse(t, "book.xlsx", data)
 		checkParse(t, "deck.pptx", data)
 		checkParse(t, "table.csv", data)
+		checkParse(t, "book.epub", data)
 	})
 }
