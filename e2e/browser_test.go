@@ -267,6 +267,32 @@ func TestBrowserJourney(t *testing.T) {
 		t.Errorf("documents after delete: %d", len(docs))
 	}
 
+	// 4b. Replace a document with an edited version from its page: the list ends with only the new one
+	// (the old row goes even when the replace finished before the progress stream opened).
+	name := filepath.Base(files[len(files)-1])
+	olds, err := app.Store.DocumentsNamed(context.Background(), name)
+	if err != nil || len(olds) != 1 {
+		t.Fatalf("documents named %s: %d, %v", name, len(olds), err)
+	}
+	src, err := os.ReadFile(files[len(files)-1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(edited, append(src, "\n\nRevised: the Zugspitze excursion now leaves from Garmisch.\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s.do("open the document", chromedp.Navigate(s.base+"/documents/"+olds[0].ID), chromedp.WaitVisible(chromedp.CSS("#replace-file")))
+	s.do("choose the new version", chromedp.SetUploadFiles(chromedp.CSS("#replace-file"), []string{edited}))
+	s.do("replace", chromedp.Click(chromedp.CSS("#replace button[type=submit]")))
+	s.waitFor("new version accepted", "!!document.querySelector('#upload-result-list li.ok')", 10*time.Second)
+	s.waitFor("only the new version left", fmt.Sprintf("!document.querySelector('#doc-%s') && document.querySelectorAll('#documents tr[data-state=done]').length === %d", olds[0].ID, len(files)-1), 60*time.Second)
+	s.screenshot("09b-documents-replaced")
+	s.checkPage("replace")
+	if news, _ := app.Store.DocumentsNamed(context.Background(), name); len(news) != 1 || news[0].ID == olds[0].ID {
+		t.Errorf("documents named %s after the replace: %+v", name, news)
+	}
+
 	// 5. The chat on a phone.
 	s.do("phone", chromedp.EmulateViewport(390, 844), chromedp.Navigate(s.base+"/"), chromedp.WaitVisible(chromedp.CSS("#question")))
 	s.screenshot("10-chat-phone")

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"strings"
 	"time"
 
 	"github.com/hopwise/hopwise/graphrag"
@@ -93,12 +94,17 @@ func (s *server) sendProgress(ctx context.Context, c echo.Context, sse *sseStrea
 	return finished, nil
 }
 
-// sendAllRows sends the row of every document of the first page and of every unfinished one, and reports
-// whether any is unfinished.
+// sendAllRows sends the row of every document of the first page and of every unfinished one, and an empty
+// row for each document the page showed as being replaced (?replaced=ID,...) that is gone by now: its
+// replacement may have finished before the stream opened. It reports whether any document is unfinished.
 func (s *server) sendAllRows(ctx context.Context, c echo.Context, sse *sseStream) (bool, error) {
 	docs, err := s.Store.Documents(ctx)
 	if err != nil {
 		return false, err
+	}
+	stored, replaced := map[string]bool{}, map[string]bool{}
+	for _, d := range docs {
+		stored[d.ID], replaced[d.Replaces] = true, d.Replaces != ""
 	}
 	busy := false
 	for i, d := range docs {
@@ -106,12 +112,21 @@ func (s *server) sendAllRows(ctx context.Context, c echo.Context, sse *sseStream
 			continue
 		}
 		busy = busy || !d.Status.Finished()
+		row := documentRow(d, nil)
+		row.Replaced = replaced[d.ID]
 		var buf bytes.Buffer
-		if err := web.DocumentRowView(documentRow(d, nil), csrfToken(c)).Render(ctx, &buf); err != nil {
+		if err := web.DocumentRowView(row, csrfToken(c)).Render(ctx, &buf); err != nil {
 			return false, err
 		}
 		if err := sse.send("doc-"+d.ID, buf.String()); err != nil {
 			return false, err
+		}
+	}
+	for _, id := range strings.Split(c.QueryParam("replaced"), ",") {
+		if id != "" && !stored[id] {
+			if err := sse.send("doc-"+id, ""); err != nil {
+				return false, err
+			}
 		}
 	}
 	return busy, nil

@@ -57,3 +57,26 @@ func TestUploadOfTheSameNameReplaces(t *testing.T) {
 		t.Errorf("Replace of an unknown document: %d, want 404", resp.StatusCode)
 	}
 }
+
+// The progress stream removes a row the page showed as being replaced once that document is gone, even
+// when the replace finished before the stream opened.
+func TestEventsRemoveReplacedRowsAlreadyGone(t *testing.T) {
+	b := newBrowser(t, webtest.Options{})
+	b.upload([]file{{"notes.txt", []byte("Munich is in Bavaria.")}}, true)
+	id := b.app.WaitDone(t, 10*time.Second)[0].ID
+	resp, err := http.Get(b.srv.URL + "/documents/events?replaced=dgone," + id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	rows := map[string]string{}
+	for _, ev := range readSSE(t, resp.Body, "idle") {
+		rows[ev.name] = ev.data
+	}
+	if data, ok := rows["doc-dgone"]; !ok || data != "" {
+		t.Errorf("event for the replaced document that is gone: sent %v, data %q; want an empty row", ok, data)
+	}
+	if !strings.Contains(rows["doc-"+id], "notes.txt") {
+		t.Errorf("the stored document's row: %q", rows["doc-"+id])
+	}
+}

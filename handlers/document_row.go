@@ -13,6 +13,7 @@ func documentRow(d graphrag.Document, p *graphrag.Progress) web.DocumentRow {
 	row := web.DocumentRow{
 		ID: d.ID, Name: parse.DisplayName(d.Name), Title: parse.DisplayName(d.Title), State: string(d.Status), Size: web.Bytes(d.Size),
 		Chunks: d.Chunks, Entities: d.Entities, Relations: d.Relations, FailedChunks: d.FailedChunks, Error: d.Error,
+		NewVersion: d.Replaces != "",
 	}
 	switch d.Status {
 	case graphrag.StatusEmbedding:

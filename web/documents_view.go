@@ -1,5 +1,10 @@
 package web
 
+import (
+	"net/url"
+	"strings"
+)
+
 // DocumentsPage is the view of /documents.
 type DocumentsPage struct {
 	Meta    Meta
@@ -23,6 +28,24 @@ type DocumentRow struct {
 	Relations       int
 	FailedChunks    int
 	Error           string
+	// NewVersion: the document replaces another once read; Replaced: a new version of it is being read,
+	// so its row listens for the progress that removes it.
+	NewVersion, Replaced bool
+}
+
+// EventsURL is the progress stream of a list: it names the rows being replaced, so the stream removes
+// those whose replacement finished before it opened.
+func EventsURL(docs []DocumentRow) string {
+	var ids []string
+	for _, d := range docs {
+		if d.Replaced {
+			ids = append(ids, d.ID)
+		}
+	}
+	if len(ids) == 0 {
+		return "/documents/events"
+	}
+	return "/documents/events?replaced=" + url.QueryEscape(strings.Join(ids, ","))
 }
 
 // Working reports whether the document is still being processed.
