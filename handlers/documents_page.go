@@ -30,11 +30,16 @@ func (s *server) documentsView(c echo.Context, results []web.UploadResult) (web.
 	if c.Request().Method == http.MethodGet {
 		page = pageNumber(c.QueryParam("page"))
 	}
+	replaced := map[string]bool{}
+	for _, d := range docs {
+		replaced[d.Replaces] = d.Replaces != ""
+	}
 	docs, pager := pageOf(docs, page, c.QueryParams(), "/documents", "page", "Documents")
 	rows := make([]web.DocumentRow, len(docs))
 	live := false
 	for i, d := range docs {
 		rows[i] = documentRow(d, nil)
+		rows[i].Replaced = replaced[d.ID]
 		live = live || !d.Status.Finished()
 	}
 	return web.DocumentsPage{
