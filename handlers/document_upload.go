@@ -77,7 +77,7 @@ func (s *server) submitFile(c echo.Context, p partFile, replacing bool, target s
 		u.tooLarge = true
 		return u
 	case !parse.Supported(name):
-		u.Message = "Hopwise cannot read this kind of file. Use text, Markdown, HTML, PDF, Word (.docx), Excel (.xlsx), PowerPoint (.pptx), CSV or EPUB files."
+		u.Message = "Hopwise cannot read this kind of file. Use text, Markdown, HTML, PDF, Word (.docx), OpenDocument (.odt), Excel (.xlsx), PowerPoint (.pptx), CSV or EPUB files."
 		return u
 	case p.size == 0:
 		u.Message = "This file is empty."

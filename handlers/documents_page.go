@@ -10,7 +10,7 @@ import (
 )
 
 // acceptedTypes is the file input's accept list: the formats graphrag/parse reads.
-const acceptedTypes = ".txt,.text,.md,.markdown,.html,.htm,.pdf,.docx,.xlsx,.pptx,.csv,.tsv,.epub"
+const acceptedTypes = ".txt,.text,.md,.markdown,.html,.htm,.pdf,.docx,.xlsx,.pptx,.csv,.tsv,.epub,.odt"
 
 func (s *server) documentsPage(c echo.Context) error {
 	p, err := s.documentsView(c, nil)

@@ -27,7 +27,7 @@ func (c *cli) ingestCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "ingest [--samples] PATH|URL...",
 		Short: "ingest files, folders or web pages and wait until they are done",
-		Long: `Ingest files, folders (.txt .md .html .pdf .docx .xlsx .pptx .csv .epub below them) or public web pages (http and https URLs,
+		Long: `Ingest files, folders (.txt .md .html .pdf .docx .odt .xlsx .pptx .csv .epub below them) or public web pages (http and https URLs,
 which pass a guard against private addresses), each parsed, chunked, embedded and its entity graph
 extracted, and wait until they are done. Each file is reported on stdout as it ends (done, FAIL with the
 reason, skip); one that fails does not stop the others. An interrupted ingest resumes where it stopped.

@@ -120,6 +120,18 @@ func TestEPUBMarkdown(t *testing.T) {
 	}
 }
 
+// TestODTMarkdown: LibreOffice 7.4's ODT of testdata/realworld/report.html.
+func TestODTMarkdown(t *testing.T) {
+	doc := parseFixture(t, "odt/testdata/report.odt")
+	want := "# Denied boarding compensation\n\nUnder Regulation 261/2004, a passenger who is denied boarding receives compensation that depends on the flight distance. The airline pays within seven days.\n\n" +
+		"## Amounts\n\n- 250 EUR for flights of 1,500 km or less;\n- 400 EUR for flights between 1,500 and 3,500 km;\n- 600 EUR for all other flights.\n\n" +
+		"## Distances from Munich\n\n| City | Country | Distance |\n| --- | --- | --- |\n| Delhi | India | 5,921 km |\n| Lisbon | Portugal | 1,964 km |\n| Zürich | Switzerland | 242 km |\n\n" +
+		"Über diese Regeln: Fluggäste erhalten eine Ausgleichszahlung. Café, naïve, ﬁnance ligature.\n\nThe second page ends here."
+	if doc.Markdown != want || doc.Title != "Denied boarding compensation" || doc.Format != "odt" {
+		t.Errorf("doc = %q %q\n%s\nwant\n%s", doc.Title, doc.Format, doc.Markdown, want)
+	}
+}
+
 func TestPDFPages(t *testing.T) {
 	doc := parseFixture(t, "testdata/sample.pdf")
 	if len(doc.Pages) != 2 || doc.PageAt(strings.Index(doc.Markdown, "The amounts are")) != 1 || doc.PageAt(strings.Index(doc.Markdown, "Page two ends here")) != 2 {
@@ -138,6 +150,7 @@ func TestOfficeFormatErrors(t *testing.T) {
 		{"renamed.xlsx", "plain text, not a workbook", ErrMalformed},
 		{"renamed.pptx", "plain text, not a deck", ErrMalformed},
 		{"renamed.epub", "plain text, not a book", ErrMalformed},
+		{"renamed.odt", "plain text, not a document", ErrMalformed},
 		{"empty.xlsx", "", ErrEmpty},
 		{"empty.csv", " \n", ErrEmpty},
 		{"binary.csv", "\x89PNG\r\n\x1a\n\x00\x00", ErrBinary},
@@ -161,7 +174,7 @@ func TestOfficeFormatErrors(t *testing.T) {
 }
 
 func FuzzParseOffice(f *testing.F) {
-	for _, p := range []string{"xlsx/testdata/fleet.xlsx", "pptx/testdata/review.pptx", "csvtable/testdata/distances.csv", "epub/testdata/guide.epub"} {
+	for _, p := range []string{"xlsx/testdata/fleet.xlsx", "pptx/testdata/review.pptx", "csvtable/testdata/distances.csv", "epub/testdata/guide.epub", "odt/testdata/report.odt"} {
 		if data, err := os.ReadFile(p); err == nil {
 			f.Add(data)
 		}
@@ -171,5 +184,6 @@ func FuzzParseOffice(f *testing.F) {
 		checkParse(t, "deck.pptx", data)
 		checkParse(t, "table.csv", data)
 		checkParse(t, "book.epub", data)
+		checkParse(t, "text.odt", data)
 	})
 }

@@ -1,9 +1,9 @@
 // Package parse turns uploaded documents (.txt, .md, .html, .pdf, .docx,
-// .xlsx, .pptx, .csv, .epub) into Markdown, so that one chunker serves every
-// format: headings as "#", list items as "- ", tables as pipe tables and
-// paragraphs separated by blank lines. The spreadsheet, slide, CSV, EPUB and
-// OCR readers are packages of their own (xlsx, pptx, csvtable, epub, ocr);
-// parse writes their Markdown.
+// .xlsx, .pptx, .csv, .epub, .odt) into Markdown, so that one chunker serves
+// every format: headings as "#", list items as "- ", tables as pipe tables
+// and paragraphs separated by blank lines. The spreadsheet, slide, CSV, EPUB,
+// OpenDocument and OCR readers are packages of their own (xlsx, pptx,
+// csvtable, epub, odt, ocr); parse writes their Markdown.
 //
 // Parse reads its input once, through a size limit, and never panics: input
 // that cannot be read is reported with one of the sentinel errors below,
@@ -69,7 +69,7 @@ func (l Limits) withDefaults() Limits {
 // its ID, status and counts, is graphrag.Document.)
 type Parsed struct {
 	Title    string // never empty: from the content, else the file name
-	Format   string // "text", "markdown", "html", "pdf", "docx", "xlsx", "pptx", "csv" or "epub"
+	Format   string // "text", "markdown", "html", "pdf", "docx", "xlsx", "pptx", "csv", "epub" or "odt"
 	Markdown string
 	// Pages are where each PDF page, PPTX slide or XLSX sheet starts in Markdown, by increasing Offset;
 	// none for formats without pages.
@@ -114,6 +114,7 @@ var parsers = map[string]parser{
 	".csv":      parseCSV,
 	".tsv":      parseCSV,
 	".epub":     parseEPUB,
+	".odt":      parseODT,
 }
 
 // Supported reports whether Parse reads files with this name's extension.
