@@ -131,14 +131,14 @@ func UploadForm(p DocumentsPage) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 7, "\" aria-describedby=\"files-help\"><p id=\"files-help\" class=\"muted\">Or drop them here. Text, Markdown, HTML, PDF, Word (.docx), Excel (.xlsx), PowerPoint (.pptx) or CSV files, up to ")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 7, "\" aria-describedby=\"files-help\"><p id=\"files-help\" class=\"muted\">Or drop them here. Text, Markdown, HTML, PDF, Word (.docx), OpenDocument (.odt), Excel (.xlsx), PowerPoint (.pptx), CSV or EPUB files, up to ")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var6 string
 		templ_7745c5c3_Var6, templ_7745c5c3_Err = templ.JoinStringErrs(p.MaxFile)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/documents.templ`, Line: 25, Col: 161}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/documents.templ`, Line: 25, Col: 188}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var6))
 		if templ_7745c5c3_Err != nil {
