@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -140,5 +141,59 @@ func TestReplaceRefusesAVersionStillIngesting(t *testing.T) {
 	_, _, err := env.ingester.SubmitReplacing(ctx, "policy.md", "", strings.NewReader(policyV2))
 	if !errors.Is(err, graphrag.ErrBusy) {
 		t.Errorf("replacing a document still being ingested: %v, want ErrBusy", err)
+	}
+}
+
+// TestInterruptedReplaceResumes: a replace stopped while the changed passage is being extracted leaves the
+// old version answering alone; the next Run resumes the staged version and swaps it in.
+func TestInterruptedReplaceResumes(t *testing.T) {
+	var held atomic.Bool
+	held.Store(true)
+	asked := make(chan struct{}, 8)
+	env := newIdleEnv(t, graphrag.IngestOptions{Workers: 1, MaxTokens: 40}, func(req llmtest.Request) (llmtest.Reply, bool) {
+		if held.Load() && !req.IsEmbed() && strings.Contains(req.LastUser(), "Sofia Duarte") {
+			asked <- struct{}{}
+			return llmtest.Reply{Delay: time.Minute}, true // ends when the job's context does
+		}
+		return llmtest.Reply{}, false
+	})
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); env.ingester.Run(ctx) }()
+	v1 := env.ingest(map[string]string{"policy.md": policyV1})["policy.md"]
+	doc, _, err := env.ingester.SubmitReplacing(context.Background(), "policy.md", "", strings.NewReader(policyV2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-asked:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the changed passage was never sent to the model")
+	}
+	stop()
+	<-done
+
+	bg := context.Background()
+	if found, err := env.store.SearchText(bg, "Sofia Duarte", 5); err != nil || len(found) != 0 {
+		t.Errorf("while interrupted SearchText(Sofia Duarte) = %d results, %v; want none", len(found), err)
+	}
+	if found, err := env.store.SearchText(bg, "Arjun Mehta", 5); err != nil || len(found) != 1 || found[0].DocID != v1.DocID {
+		t.Errorf("while interrupted SearchText(Arjun Mehta) = %v, %v; want the old version's passage", found, err)
+	}
+
+	held.Store(false)
+	resumed := graphrag.NewIngester(env.store, env.client, graphrag.NewLLMExtractor(env.client),
+		graphrag.IngestOptions{Workers: 1, MaxTokens: 40}, env.logger)
+	ctx, stop = context.WithCancel(context.Background())
+	defer stop()
+	go resumed.Run(ctx)
+	docs := env.waitFinished()
+	if len(docs) != 1 || docs[0].ID != doc.ID || docs[0].Status != graphrag.StatusDone {
+		t.Fatalf("after resuming: %+v; want only the new version, done", docs)
+	}
+	fresh := newEnvWith(t, graphrag.IngestOptions{Workers: 1, MaxTokens: 40})
+	fresh.ingest(map[string]string{"policy.md": policyV2})
+	if got, want := env.stats(), fresh.stats(); got != want {
+		t.Errorf("stats after the resumed replace %+v, after a fresh ingest %+v", got, want)
 	}
 }

@@ -29,6 +29,8 @@ type testEnv struct {
 	store     graphrag.Store
 	ingester  *graphrag.Ingester
 	retriever *graphrag.Retriever
+	client    *llm.Client // the model client the ingester uses, for another ingester on the same store
+	logger    *slog.Logger
 }
 
 // newEnv wires a real SQLite store, the real model client against a scripted model that extracts with
@@ -64,7 +66,8 @@ func newIdleEnv(t testing.TB, opt graphrag.IngestOptions, handlers ...func(llmte
 	}
 	t.Cleanup(func() { store.Close() })
 	in := graphrag.NewIngester(store, client, graphrag.NewLLMExtractor(client), opt, logger)
-	return &testEnv{t: t, model: model, store: store, ingester: in, retriever: graphrag.NewRetriever(store, client)}
+	return &testEnv{t: t, model: model, store: store, ingester: in, retriever: graphrag.NewRetriever(store, client),
+		client: client, logger: logger}
 }
 
 // run starts the Ingester until the test ends.
