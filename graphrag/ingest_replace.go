@@ -38,15 +38,24 @@ func (in *Ingester) SubmitReplacing(ctx context.Context, name, target string, r 
 	return in.submit(ctx, name, src, old.ID)
 }
 
-// toReplace finds the document an upload replaces: target, else the one with the upload's name.
+// toReplace finds the document an upload replaces: target, else the one with the upload's name. A new
+// version still being read counts as its old version's job: the old version is then ErrBusy.
 func (in *Ingester) toReplace(ctx context.Context, name, target string) (Document, error) {
 	if target != "" {
 		return FindDocument(ctx, in.store, target)
 	}
-	docs, err := in.store.DocumentsNamed(ctx, name)
-	switch {
-	case err != nil:
+	named, err := in.store.DocumentsNamed(ctx, name)
+	if err != nil {
 		return Document{}, fmt.Errorf("graphrag: find documents named %q: %w", name, err)
+	}
+	var docs []Document
+	for _, d := range named {
+		if d.Replaces != "" {
+			return Document{}, fmt.Errorf("graphrag: replace %s: %w: a new version is being read", name, ErrBusy)
+		}
+		docs = append(docs, d)
+	}
+	switch {
 	case len(docs) == 0:
 		return Document{}, fmt.Errorf("graphrag: no document named %q: %w", name, ErrNotFound)
 	case len(docs) > 1:

@@ -170,6 +170,10 @@ func TestInterruptedReplaceResumes(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("the changed passage was never sent to the model")
 	}
+	_, _, err = env.ingester.SubmitReplacing(context.Background(), "policy.md", "", strings.NewReader(policyV2+"\nMore.\n"))
+	if !errors.Is(err, graphrag.ErrBusy) {
+		t.Errorf("a third version while the second is being read: %v, want ErrBusy", err)
+	}
 	stop()
 	<-done
 
