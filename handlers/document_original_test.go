@@ -3,6 +3,7 @@ package handlers_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -66,5 +67,33 @@ func TestOriginalIsServedSafely(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusNotFound {
 		t.Errorf("unknown document: %d, want 404", resp.StatusCode)
+	}
+}
+
+// TestDocumentPageLinksToTheOriginal: a PDF's page opens the original, and each passage names the page it
+// starts on and opens the original there.
+func TestDocumentPageLinksToTheOriginal(t *testing.T) {
+	pdf, err := os.ReadFile("../graphrag/parse/testdata/realworld/long-chromium.pdf") // 13 pages
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := newBrowser(t, webtest.Options{})
+	b.upload([]file{{"samples.pdf", pdf}}, true)
+	id := b.app.WaitDone(t, 20*time.Second)[0].ID
+	_, page := b.get("/documents/" + id)
+	if href := page.Find("p.muted a.original").AttrOr("href", ""); href != "/documents/"+id+"/original" {
+		t.Errorf("document page: original link %q", href)
+	}
+	links := page.Find("#chunks .section a.original")
+	if links.Length() == 0 {
+		t.Fatalf("no passage names its page:\n%s", page.Find("#chunks").Text())
+	}
+	if first := links.First(); first.Text() != "page 1" || first.AttrOr("href", "") != "/documents/"+id+"/original#page=1" {
+		t.Errorf("first passage: %q -> %q, want page 1 -> #page=1", first.Text(), first.AttrOr("href", ""))
+	}
+	var n int
+	last := links.Last()
+	if _, err := fmt.Sscanf(last.Text(), "page %d", &n); err != nil || n < 12 || last.AttrOr("href", "") != fmt.Sprintf("/documents/%s/original#page=%d", id, n) {
+		t.Errorf("last passage: %q -> %q, want page 12 or 13 and its #page", last.Text(), last.AttrOr("href", ""))
 	}
 }

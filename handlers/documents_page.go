@@ -61,7 +61,8 @@ func (s *server) documentPage(c echo.Context) error {
 	row := documentRow(doc, nil)
 	p := web.DocumentPage{Meta: meta(c, row.Title, web.NavDocuments), Doc: row}
 	for _, ch := range chunks {
-		v := web.ChunkView{ID: ch.ID, Ordinal: ch.Ordinal, Section: strings.Join(ch.Section, " › "), Text: ch.Text}
+		v := web.ChunkView{ID: ch.ID, Ordinal: ch.Ordinal, Section: strings.Join(ch.Section, " › "), Text: ch.Text,
+			Page: web.PageLabel(doc.Name, ch.Page), PageURL: web.OriginalURL(doc.ID, doc.Name, ch.Page)}
 		if ch.Status == graphrag.ChunkFailed {
 			v.Failed = "Names and facts could not be found in this passage; its text is still searched."
 		}

@@ -78,6 +78,8 @@ type ChunkView struct {
 	Section string
 	Text    string
 	Failed  string // why its extraction failed, if it did
+	Page    string // "page 3", "slide 3", "sheet 3": where it starts in the original; "" for formats without pages
+	PageURL string // the original opened there
 }
 
 // DeleteConfirmPage asks before a document is deleted when the request came without JavaScript.
