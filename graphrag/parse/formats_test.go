@@ -3,6 +3,7 @@ package parse
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -96,6 +97,34 @@ func TestXLSXChunksRepeatTheHeader(t *testing.T) {
 	}
 	if routes < 3 {
 		t.Errorf("Routes in %d chunks, want it split into 3 or more", routes)
+	}
+}
+
+// TestCSVChunksRepeatTheHeader: a long CSV is one table; each of its chunks starts with the header row.
+func TestCSVChunksRepeatTheHeader(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("flight;from;to;distance km\n")
+	for i := range 200 {
+		fmt.Fprintf(&b, "LH%d;Munich;City %d;%d\n", 700+i, i, 500+37*i)
+	}
+	doc, err := parseString(t, "flights.csv", b.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	pieces, err := chunk.Split(context.Background(), doc.Title, doc.Markdown, chunk.Options{MaxTokens: 200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pieces) < 4 {
+		t.Fatalf("%d chunks, want the table split", len(pieces))
+	}
+	for _, p := range pieces {
+		if !strings.HasPrefix(p.Body, "| flight | from | to | distance km |\n| --- | --- | --- | --- |\n| LH") {
+			t.Errorf("chunk %d does not start with the header:\n%s", p.Ordinal, p.Body)
+		}
+	}
+	if last := pieces[len(pieces)-1].Body; !strings.HasSuffix(last, "| LH899 | Munich | City 199 | 7863 |") {
+		t.Errorf("last chunk ends %q", last[max(0, len(last)-60):])
 	}
 }
 
