@@ -72,6 +72,8 @@ type pdfChildJob struct {
 	Limits  Limits
 	Timeout time.Duration
 	OCR     *ocr.Tools // nil: scanned PDFs are not read
+	// OCRTimeout is how long OCR may take on top of Timeout, which bounds reading the text.
+	OCRTimeout time.Duration
 }
 
 // pdfChildResult is the child's answer: the document, or the error's text
@@ -108,12 +110,19 @@ func runPDFChild(in io.Reader, job string) int {
 		return 2
 	}
 	if j.Timeout > 0 {
-		// The parent kills a child that passes the deadline; this ends one
-		// whose parent died first.
-		time.AfterFunc(j.Timeout+5*time.Second, func() {
+		outOfTime := func() {
 			fmt.Fprintln(os.Stderr, "pdf child: out of time")
 			os.Exit(3)
+		}
+		// Reading the text must end within Timeout. The parent waits for
+		// OCR's time on top, so the child ends a read that passes it; the
+		// second timer ends a child whose parent died first.
+		time.AfterFunc(j.Timeout, func() {
+			if !ocrRunning.Load() {
+				outOfTime()
+			}
 		})
+		time.AfterFunc(j.Timeout+j.OCRTimeout+5*time.Second, outOfTime)
 	}
 	lim := j.Limits.withDefaults()
 	debug.SetMaxStack(pdfChildMaxStack)
@@ -143,14 +152,14 @@ func runPDFChild(in io.Reader, job string) int {
 }
 
 // childPDFText is what the child does with the PDF on stdin: its text, or its
-// pages through OCR when it has none and the job names the tools, within the
-// job's time less a margin to answer.
+// pages through OCR within the job's OCR time when it has none and the job
+// names the tools.
 func childPDFText(in io.Reader, j pdfChildJob, lim Limits) (Parsed, error) {
 	data, err := readPDF(in, lim)
 	if err != nil {
 		return Parsed{}, err
 	}
-	return pdfText(data, lim, j.OCR, max(j.Timeout-2*time.Second, j.Timeout/2))
+	return pdfText(data, lim, j.OCR, j.OCRTimeout)
 }
 
 // parsePDFInChild is the PDF parser Parse uses: it reads the PDF here and
@@ -162,19 +171,23 @@ func parsePDFInChild(ctx context.Context, name string, r io.Reader, lim Limits, 
 	}
 	if !servesPDFChildren.Load() {
 		log.Warn("parse: this executable does not serve PDF children (no parse.ServePDFChild in main); reading the PDF in this process", "file", baseName(name))
-		return pdfText(data, lim, ocrTools(), pdfChildTimeout)
+		return pdfText(data, lim, ocrTools(), ocrTimeout)
 	}
 	exe, err := os.Executable()
 	if err != nil {
 		log.Warn("parse: cannot find the executable to read a PDF in a child process; reading it in this process", "file", baseName(name), "err", err)
-		return pdfText(data, lim, ocrTools(), pdfChildTimeout)
+		return pdfText(data, lim, ocrTools(), ocrTimeout)
 	}
-	job, err := json.Marshal(pdfChildJob{Limits: lim, Timeout: pdfChildTimeout, OCR: ocrTools()})
+	j := pdfChildJob{Limits: lim, Timeout: pdfChildTimeout, OCR: ocrTools()}
+	if j.OCR != nil {
+		j.OCRTimeout = ocrTimeout
+	}
+	job, err := json.Marshal(j)
 	if err != nil {
 		return Parsed{}, fmt.Errorf("%w: %w: pdf child job: %v", ErrMalformed, errInternal, err)
 	}
 	caller := ctx
-	ctx, cancel := context.WithTimeout(ctx, pdfChildTimeout)
+	ctx, cancel := context.WithTimeout(ctx, pdfChildTimeout+j.OCRTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, exe, pdfChildArg, string(job))
 	// A small, clean environment. GORACE only matters to binaries built
@@ -194,7 +207,7 @@ func parsePDFInChild(ctx context.Context, name string, r io.Reader, lim Limits, 
 			return Parsed{}, pdfTimeoutError()
 		}
 		log.Warn("parse: cannot start a child process to read a PDF; reading it in this process", "file", baseName(name), "err", err)
-		return pdfText(data, lim, ocrTools(), pdfChildTimeout)
+		return pdfText(data, lim, ocrTools(), ocrTimeout)
 	}
 	err = cmd.Wait()
 	elapsed := time.Since(start)

@@ -133,11 +133,31 @@ func ownStreamRefPDF(dict string) []byte {
 }
 
 func TestPDFChildTimeout(t *testing.T) {
+	noOCR(t) // the parent's deadline is then the reading's alone
 	defer func(d time.Duration) { pdfChildTimeout = d }(pdfChildTimeout)
 	pdfChildTimeout = time.Millisecond
 	_, err := Parse(context.Background(), "slow.pdf", bytes.NewReader(readTestdata(t, "sample.pdf")), Limits{}, nil)
 	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "this PDF could not be read: it took too long") {
 		t.Fatalf("err = %v, want ErrTooLarge saying it took too long", err)
+	}
+}
+
+// TestPDFChildTimeoutWithOCR: when OCR may run, the parent waits for OCR's time as well, and the child
+// itself ends a text read that passes the reading's deadline.
+func TestPDFChildTimeoutWithOCR(t *testing.T) {
+	if _, err := OCR(); err != nil {
+		t.Skipf("OCR tools: %v (.ci/run installs them)", err)
+	}
+	defer func(d time.Duration) { pdfChildTimeout = d }(pdfChildTimeout)
+	pdfChildTimeout = 300 * time.Millisecond
+	slow := onePagePDF(strings.Repeat("BT /F1 10 Tf 0 0 Td (hello world text) Tj ET\n", 400000), "")
+	start := time.Now()
+	_, err := Parse(context.Background(), "slow.pdf", bytes.NewReader(slow), Limits{}, nil)
+	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "this PDF could not be read: it took too long") {
+		t.Fatalf("err = %v, want ErrTooLarge saying it took too long", err)
+	}
+	if d := time.Since(start); d > 20*time.Second {
+		t.Errorf("the slow read ended after %v, want soon after its 300 ms", d)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/hopwise/hopwise/graphrag/parse/ocr"
@@ -38,9 +39,19 @@ func pdfText(data []byte, lim Limits, tools *ocr.Tools, timeout time.Duration) (
 	return ocrPDF(keep, scanned.pages, lim, *tools, timeout)
 }
 
+// ocrTimeout is how long OCR may take over one scanned PDF (at about a second
+// a page), beyond the time reading its text may take. A variable so that
+// tests can shorten it.
+var ocrTimeout = 10 * time.Minute
+
+// ocrRunning is set once OCR starts: from then on the PDF child's deadline
+// is OCR's (see runPDFChild).
+var ocrRunning atomic.Bool
+
 // ocrPDF writes the OCR text of each page as paragraphs, each page a page of
 // the document.
 func ocrPDF(data []byte, pages int, lim Limits, tools ocr.Tools, timeout time.Duration) (Parsed, error) {
+	ocrRunning.Store(true)
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	texts, err := ocr.Pages(ctx, tools, data, min(pages, lim.MaxPages), lim.MaxInflated)
