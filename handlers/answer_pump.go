@@ -9,9 +9,9 @@ import (
 	"github.com/hopwise/hopwise/graphrag"
 )
 
-// runOutcome is how an answer ended: the turn as stored (no ID when it could not be stored), the result
+// answerOutcome is how an answer ended: the turn as stored (no ID when it could not be stored), the result
 // and the run's or the store's error.
-type runOutcome struct {
+type answerOutcome struct {
 	turn   graphrag.Turn
 	result agent.Result
 	err    error
@@ -32,11 +32,11 @@ type eventSink struct {
 // end next) and the outcome returned. When a write fails, the client is gone: pumpAnswer cancels the run
 // and waits for it, so nothing outlives the request, and returns gone. Cancelling ctx stops the run, which
 // then ends as cancelled. Every stream of answers (the page's, the JSON API's) goes through here.
-func (s *server) pumpAnswer(ctx context.Context, sse *sseStream, conversationID, question string, sink eventSink) (o runOutcome, gone bool) {
+func (s *server) pumpAnswer(ctx context.Context, sse *sseStream, conversationID, question string, sink eventSink) (o answerOutcome, gone bool) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	events := make(chan agent.Event, 64)
-	out := make(chan runOutcome, 1)
+	out := make(chan answerOutcome, 1)
 	go func() {
 		turn, res, err := s.Chat.Ask(ctx, conversationID, question, func(ev agent.Event) {
 			select {
@@ -44,7 +44,7 @@ func (s *server) pumpAnswer(ctx context.Context, sse *sseStream, conversationID,
 			case <-ctx.Done():
 			}
 		})
-		out <- runOutcome{turn, res, err}
+		out <- answerOutcome{turn, res, err}
 	}()
 	var flush <-chan time.Time
 	if sink.flush != nil {

@@ -34,7 +34,7 @@ func (s *server) apiAsk(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	release, ok := s.runs.acquire()
+	release, ok := s.asks.acquire()
 	if !ok {
 		return errTooBusy
 	}

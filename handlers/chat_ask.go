@@ -25,7 +25,7 @@ func (s *server) chatAsk(c echo.Context) error {
 	}
 	convID := conv.ID
 	if !isHTMX(c) {
-		release, ok := s.runs.acquire()
+		release, ok := s.asks.acquire()
 		if !ok {
 			return errTooBusy
 		}
@@ -37,7 +37,7 @@ func (s *server) chatAsk(c echo.Context) error {
 		}
 		return redirect(c, "/?c="+convID)
 	}
-	r, ok := s.runs.add(convID, q)
+	r, ok := s.asks.add(convID, q)
 	if !ok {
 		return errTooBusy
 	}

@@ -24,24 +24,24 @@ const answerEvery = 120 * time.Millisecond
 func (s *server) chatStream(c echo.Context) error {
 	ctx, cancel := context.WithCancel(c.Request().Context())
 	defer cancel()
-	r, state := s.runs.claim(c.Param("run"), cancel)
+	r, state := s.asks.claim(c.Param("run"), cancel)
 	sse := startSSE(c)
 	switch state {
-	case runClaimed:
-		return s.streamRun(ctx, sse, r)
-	case runFinished:
+	case askClaimed:
+		return s.streamAsk(ctx, sse, r)
+	case askFinished:
 		return s.sendStoredTurn(ctx, sse, r)
 	default: // unknown, or another stream is writing it: end this one so it does not reconnect
 		return s.sendDone(ctx, sse, web.TurnGone(c.Param("run"), ""))
 	}
 }
 
-// streamRun answers a claimed run over its stream and ends with the turn as stored.
-func (s *server) streamRun(ctx context.Context, sse *sseStream, r run) error {
+// streamAsk answers a claimed question over its stream and ends with the turn as stored.
+func (s *server) streamAsk(ctx context.Context, sse *sseStream, r parkedAsk) error {
 	st := &streamState{sse: sse, prefix: citePrefix(r.id)}
 	sink := eventSink{event: func(ev agent.Event) error { return st.event(ctx, ev) }, flush: st.flushAnswer, flushEvery: answerEvery}
 	o, gone := s.pumpAnswer(ctx, sse, r.conversationID, r.question, sink)
-	s.runs.finish(r.id, o.turn.ID)
+	s.asks.finish(r.id, o.turn.ID)
 	if gone {
 		return nil
 	}
@@ -49,7 +49,7 @@ func (s *server) streamRun(ctx context.Context, sse *sseStream, r run) error {
 }
 
 // finalTurn is the turn as stored by the agent or, when it could not be stored, what the page saw of it.
-func (s *server) finalTurn(r run, partial string, o runOutcome) web.TurnView {
+func (s *server) finalTurn(r parkedAsk, partial string, o answerOutcome) web.TurnView {
 	if o.turn.ID != "" {
 		return s.turnView(o.turn)
 	}
@@ -65,7 +65,7 @@ func (s *server) finalTurn(r run, partial string, o runOutcome) web.TurnView {
 }
 
 // sendStoredTurn answers a reconnecting stream with the turn that run produced.
-func (s *server) sendStoredTurn(ctx context.Context, sse *sseStream, r run) error {
+func (s *server) sendStoredTurn(ctx context.Context, sse *sseStream, r parkedAsk) error {
 	_, turns, err := s.Store.Conversation(ctx, r.conversationID)
 	if err != nil {
 		return s.sendDone(ctx, sse, web.TurnGone(r.id, r.question))
@@ -90,7 +90,7 @@ func (s *server) sendDone(ctx context.Context, sse *sseStream, comp templ.Compon
 
 // chatStop cancels a run; its stream then sends the turn as far as it got.
 func (s *server) chatStop(c echo.Context) error {
-	if !s.runs.stop(c.Param("run")) {
+	if !s.asks.stop(c.Param("run")) {
 		return echo.NewHTTPError(http.StatusNotFound, "This answer has already finished.")
 	}
 	return render(c, http.StatusOK, web.StopRequested())

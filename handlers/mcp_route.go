@@ -35,7 +35,7 @@ func (s *server) admitQuestion(ctx context.Context) (func(), error) {
 			return nil, errors.New("too many questions in a short time: please wait a minute and ask again")
 		}
 	}
-	release, ok := s.runs.acquire()
+	release, ok := s.asks.acquire()
 	if !ok {
 		return nil, errors.New(errTooBusy.Message.(string))
 	}

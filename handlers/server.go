@@ -69,7 +69,7 @@ type Deps struct {
 // server holds the dependencies every handler shares.
 type server struct {
 	Deps
-	runs *runRegistry
+	asks *askRegistry
 	// askRate counts every client's questions, whichever interface asks them.
 	askRate middleware.RateLimiterStore
 }
@@ -88,7 +88,7 @@ func New(d Deps) *echo.Echo {
 	if d.Closing == nil {
 		d.Closing = make(chan struct{})
 	}
-	s := &server{Deps: d, runs: newRunRegistry(d.Limits.MaxRunning), askRate: newRateStore(d.Limits.AskPerMinute)}
+	s := &server{Deps: d, asks: newAskRegistry(d.Limits.MaxRunning), askRate: newRateStore(d.Limits.AskPerMinute)}
 	e := echo.New()
 	e.HideBanner = true
 	e.HidePort = true
