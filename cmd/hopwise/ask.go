@@ -37,15 +37,11 @@ its sources. The words of the question need no quotes; flags may come anywhere o
 		if question == "" {
 			return usageError(errors.New("the question is empty"))
 		}
-		a, err := openApp(ctx, cfg, logger)
+		a, ag, err := openAgent(ctx, cfg, logger)
 		if err != nil {
 			return err
 		}
 		defer a.Close()
-		ag, err := newAgent(a)
-		if err != nil {
-			return err
-		}
 		p := &askPrinter{out: c.e.stdout, steps: c.e.stderr, trace: trace}
 		emit := p.event
 		if asJSON {
@@ -66,6 +62,21 @@ its sources. The words of the question need no quotes; flags may come anywhere o
 
 // newAgent builds the agent from the app's model, retriever and configuration: web search and reranking
 // when configured, the caps, the configured techniques.
+// openAgent opens the app and builds its agent, for the commands that answer questions (ask, mcp, serve);
+// the caller closes the app.
+func openAgent(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*app, *agent.Agent, error) {
+	a, err := openApp(ctx, cfg, logger)
+	if err != nil {
+		return nil, nil, err
+	}
+	ag, err := newAgent(a)
+	if err != nil {
+		a.Close()
+		return nil, nil, err
+	}
+	return a, ag, nil
+}
+
 func newAgent(a *app) (*agent.Agent, error) {
 	web, err := websearch.New(a.cfg.WebSearch, a.cfg.WebSearchURL, a.cfg.WebSearchAPIKey, nil)
 	if err != nil {

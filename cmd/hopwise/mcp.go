@@ -26,15 +26,11 @@ streamable HTTP at /mcp.`,
 	}
 	cfg := c.settings(cmd, storeFlags, modelFlags, agentFlags)
 	cmd.RunE = c.action(cfg, func(ctx context.Context, cfg *config.Config, logger *slog.Logger, _ []string) error {
-		a, err := openApp(ctx, cfg, logger)
+		a, ag, err := openAgent(ctx, cfg, logger)
 		if err != nil {
 			return err
 		}
 		defer a.Close()
-		ag, err := newAgent(a)
-		if err != nil {
-			return err
-		}
 		srv := mcpserver.New(mcpserver.Options{
 			Service: apiv1.Service{Store: a.store, Retriever: a.retriever}, Chat: agent.NewChat(ag, a.store),
 			Logger: logger, Version: buildVersion(), MaxQuestionChars: cfg.MaxQuestionChars,

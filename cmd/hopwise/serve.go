@@ -39,15 +39,11 @@ otherwise. It also ingests what is uploaded, resuming interrupted documents. Log
 const shutdownGrace = 20 * time.Second
 
 func serve(ctx context.Context, e *env, cfg *config.Config, logger *slog.Logger) error {
-	a, err := openApp(ctx, cfg, logger)
+	a, ag, err := openAgent(ctx, cfg, logger)
 	if err != nil {
 		return err
 	}
 	defer a.Close()
-	ag, err := newAgent(a)
-	if err != nil {
-		return err
-	}
 	if tools, err := parse.OCR(); err != nil {
 		logger.Info("scanned PDFs are not read (no OCR)", "reason", err)
 	} else {
