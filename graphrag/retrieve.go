@@ -7,7 +7,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
-	"sync"
+
+	"golang.org/x/sync/errgroup"
 )
 
 // RetrieveOptions bound one retrieval.
@@ -148,30 +149,23 @@ func (r *Retriever) lists(ctx context.Context, queries []Query, depth int) (keyw
 		return nil, nil, nil, fmt.Errorf("graphrag: embed queries: got %d vectors for %d queries", len(vecs), len(queries))
 	}
 	keyword, dense = make([][]ScoredChunk, len(queries)), make([][]ScoredChunk, len(queries))
-	errs := make([]error, 2*len(queries))
-	sem := make(chan struct{}, searchesInFlight)
-	var wg sync.WaitGroup
+	var g errgroup.Group
+	g.SetLimit(searchesInFlight)
 	for i, q := range queries {
-		wg.Add(2)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			if keyword[i], errs[2*i] = r.store.SearchText(ctx, KeywordQuery(q.Text), depth); errs[2*i] != nil {
-				errs[2*i] = fmt.Errorf("graphrag: search text %q: %w", q.Text, errs[2*i])
+		g.Go(func() (err error) {
+			if keyword[i], err = r.store.SearchText(ctx, KeywordQuery(q.Text), depth); err != nil {
+				return fmt.Errorf("graphrag: search text %q: %w", q.Text, err)
 			}
-		}()
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			if dense[i], errs[2*i+1] = r.store.SearchVector(ctx, vecs[i], depth); errs[2*i+1] != nil {
-				errs[2*i+1] = fmt.Errorf("graphrag: search vectors: %w", errs[2*i+1])
+			return nil
+		})
+		g.Go(func() (err error) {
+			if dense[i], err = r.store.SearchVector(ctx, vecs[i], depth); err != nil {
+				return fmt.Errorf("graphrag: search vectors: %w", err)
 			}
-		}()
+			return nil
+		})
 	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+	if err := g.Wait(); err != nil {
 		return nil, nil, nil, err
 	}
 	return keyword, dense, vecs, nil
