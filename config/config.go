@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/hopwise/hopwise/graphrag"
 )
 
 // Config is the effective configuration of one process.
@@ -39,6 +41,7 @@ type Config struct {
 	LLMMaxOutput      int
 	LLMFreqPenalty    float64 // frequency_penalty of streamed (free-text) answers; 0 sends none
 	LLMCompactSchema  int     // above 0: grammar schemas cap lists at this and leave out optional text (small models)
+	ExtractTables     string  // "model": tables go to the chat model with the prose; "rows": rows read as facts without it
 
 	WebSearch       string // off, searxng, tavily
 	WebSearchURL    string
@@ -62,6 +65,7 @@ type Config struct {
 	AskPerMinute     int
 	UploadPerMinute  int
 	IngestWorkers    int
+	EntityTypes      string // the entity types extraction asks for, comma-separated (graphrag.ParseEntityTypes)
 
 	PublicHost string // names served besides the loopback names, comma-separated (DNS rebinding guard)
 	Secret     string // signs CSRF tokens; empty: a random one per process
@@ -184,6 +188,9 @@ func (c *Config) settings(lookup func(string) (string, bool)) []setting {
 			"small local models loop less at 0.5); never of JSON answers", 0, "LLM_FREQUENCY_PENALTY"),
 		integer(&c.LLMCompactSchema, "llm-compact-schema", "above 0, for small local models: JSON answers under llama.cpp's grammar "+
 			"(json_object_schema) hold at most this many items a list and no optional text fields (shorter extraction)", 0, "LLM_COMPACT_SCHEMA"),
+		str(&c.ExtractTables, "extract-tables", "how ingestion reads a passage's Markdown tables: model (the chat model extracts them "+
+			"with the prose) or rows (each row read as facts without the model, which gets only the prose: every row kept, and much "+
+			"faster with a small local model)", "model", "EXTRACT_TABLES"),
 
 		str(&c.WebSearch, "web-search", "web search fallback: off, searxng, tavily", "off", "WEB_SEARCH"),
 		str(&c.WebSearchURL, "web-search-url", "web search endpoint", "", "WEB_SEARCH_URL"),
@@ -209,6 +216,8 @@ func (c *Config) settings(lookup func(string) (string, bool)) []setting {
 		integer(&c.AskPerMinute, "ask-per-minute", "questions per client per minute", 20, "HOPWISE_ASK_PER_MINUTE"),
 		integer(&c.UploadPerMinute, "upload-per-minute", "upload requests per client per minute", 30, "HOPWISE_UPLOAD_PER_MINUTE"),
 		integer(&c.IngestWorkers, "ingest-workers", "documents ingested at once", 2, "HOPWISE_INGEST_WORKERS"),
+		str(&c.EntityTypes, "entity-types", "kinds of entity the extraction prompt asks the model for, comma-separated "+
+			"(passages read before a change keep their types)", strings.Join(graphrag.DefaultEntityTypes, ", "), "ENTITY_TYPES"),
 
 		str(&c.PublicHost, "public-host", "names (host or host:port, comma-separated) the web app answers to besides "+
 			"localhost and loopback addresses; any other Host header gets 421", "", "HOPWISE_PUBLIC_HOST"),
@@ -243,6 +252,11 @@ func (c *Config) Validate() error {
 	if c.MaxLoops < 1 || c.MaxLLMCalls < 1 || c.MaxRunTime <= 0 {
 		return fmt.Errorf("config: agent caps must be positive (loops %d, calls %d, time %s)", c.MaxLoops, c.MaxLLMCalls, c.MaxRunTime)
 	}
+	switch c.ExtractTables {
+	case "model", "rows":
+	default:
+		return fmt.Errorf("config: EXTRACT_TABLES %q: want model or rows", c.ExtractTables)
+	}
 	switch c.AgentProfile {
 	case "", "local":
 	default:
@@ -251,7 +265,20 @@ func (c *Config) Validate() error {
 	if c.LLMConcurrency < 1 {
 		c.LLMConcurrency = 1
 	}
+	if _, err := graphrag.ParseEntityTypes(c.EntityTypes); err != nil {
+		return fmt.Errorf("config: ENTITY_TYPES: %w", err)
+	}
 	return nil
+}
+
+// EntityTypeList is ENTITY_TYPES as a list; the defaults when it names none or does not parse (Validate
+// reports that).
+func (c *Config) EntityTypeList() []string {
+	types, err := graphrag.ParseEntityTypes(c.EntityTypes)
+	if err != nil {
+		return graphrag.DefaultEntityTypes
+	}
+	return types
 }
 
 // Store names the store the configuration selects.

@@ -50,6 +50,18 @@ func TestSources(t *testing.T) {
 			}
 			return ""
 		}},
+		{"ENTITY_TYPES names the extraction's types", map[string]string{"ENTITY_TYPES": "Airline, airport, aircraft"}, nil, func(c *Config) string {
+			if got := strings.Join(c.EntityTypeList(), ","); got != "airline,airport,aircraft" {
+				return "types " + got
+			}
+			return ""
+		}},
+		{"entity types default to a general list", nil, nil, func(c *Config) string {
+			if got := strings.Join(c.EntityTypeList(), ","); !strings.HasPrefix(got, "person,organization,location,event") {
+				return "types " + got
+			}
+			return ""
+		}},
 		{"NEO4J_URI selects neo4j", map[string]string{"NEO4J_URI": "bolt://127.0.0.1:7687"}, nil, func(c *Config) string {
 			if c.Store() != "neo4j" {
 				return "store " + c.Store()
@@ -83,6 +95,7 @@ func TestInvalid(t *testing.T) {
 		{"bad mode", map[string]string{"LLM_STRUCTURED_MODE": "xml"}, "LLM_STRUCTURED_MODE"},
 		{"searxng without url", map[string]string{"WEB_SEARCH": "searxng"}, "WEB_SEARCH_URL"},
 		{"unknown provider", map[string]string{"WEB_SEARCH": "bing"}, "WEB_SEARCH"},
+		{"entity type too long", map[string]string{"ENTITY_TYPES": "person, " + strings.Repeat("x", 30)}, "ENTITY_TYPES"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

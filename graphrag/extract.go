@@ -27,10 +27,25 @@ var (
 // LLMExtractor extracts with a chat model through a JSON schema.
 type LLMExtractor struct {
 	client *llm.Client
+	types  []string
 }
 
-// NewLLMExtractor returns an extractor that asks client.
-func NewLLMExtractor(client *llm.Client) *LLMExtractor { return &LLMExtractor{client: client} }
+// NewLLMExtractor returns an extractor that asks client for entities of DefaultEntityTypes.
+func NewLLMExtractor(client *llm.Client) *LLMExtractor {
+	return &LLMExtractor{client: client, types: DefaultEntityTypes}
+}
+
+// WithEntityTypes makes the prompt ask for entities of these types (ParseEntityTypes reads a setting's
+// list); none keeps the defaults. It returns x.
+func (x *LLMExtractor) WithEntityTypes(types []string) *LLMExtractor {
+	if len(types) > 0 {
+		x.types = types
+	}
+	return x
+}
+
+// EntityTypes are the types the prompt asks for.
+func (x *LLMExtractor) EntityTypes() []string { return x.types }
 
 // extractedGraph is the JSON the model answers with.
 type extractedGraph struct {
@@ -76,7 +91,7 @@ func (g extractedGraph) Validate() error {
 // Extract asks the model once; llm.Structured repairs invalid answers up to twice. The ingester retries a
 // failed chunk once more before recording it as failed.
 func (x *LLMExtractor) Extract(ctx context.Context, c Chunk) (Extraction, error) {
-	user := strings.NewReplacer("{{title}}", c.DocTitle, "{{text}}", c.Text).Replace(extractUser)
+	user := x.userPrompt(c)
 	g, err := llm.Structured[extractedGraph](ctx, x.client, llm.Request{
 		Purpose:  "extract",
 		Messages: []llm.Message{{Role: "system", Content: extractSystem}, {Role: "user", Content: user}},
@@ -88,6 +103,13 @@ func (x *LLMExtractor) Extract(ctx context.Context, c Chunk) (Extraction, error)
 		return Extraction{}, err
 	}
 	return g.resolve(c), nil
+}
+
+// userPrompt is the extraction prompt for c. The passage goes in last, so that nothing it holds can be
+// read as the prompt's own placeholders.
+func (x *LLMExtractor) userPrompt(c Chunk) string {
+	p := strings.ReplaceAll(extractUser, "{{entity_types}}", strings.Join(x.types, ", "))
+	return strings.NewReplacer("{{title}}", c.DocTitle, "{{text}}", c.Text).Replace(p)
 }
 
 // resolve turns the model's names into entity keys and relation IDs, with the chunk as provenance.
