@@ -253,6 +253,8 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("config: agent caps must be positive (loops %d, calls %d, time %s)", c.MaxLoops, c.MaxLLMCalls, c.MaxRunTime)
 	}
 	switch c.ExtractTables {
+	case "":
+		c.ExtractTables = "model"
 	case "model", "rows":
 	default:
 		return fmt.Errorf("config: EXTRACT_TABLES %q: want model or rows", c.ExtractTables)

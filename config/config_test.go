@@ -95,6 +95,7 @@ func TestInvalid(t *testing.T) {
 		{"bad mode", map[string]string{"LLM_STRUCTURED_MODE": "xml"}, "LLM_STRUCTURED_MODE"},
 		{"searxng without url", map[string]string{"WEB_SEARCH": "searxng"}, "WEB_SEARCH_URL"},
 		{"unknown provider", map[string]string{"WEB_SEARCH": "bing"}, "WEB_SEARCH"},
+		{"unknown table reading", map[string]string{"EXTRACT_TABLES": "cells"}, "EXTRACT_TABLES"},
 		{"entity type too long", map[string]string{"ENTITY_TYPES": "person, " + strings.Repeat("x", 30)}, "ENTITY_TYPES"},
 	}
 	for _, tt := range tests {

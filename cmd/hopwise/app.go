@@ -77,7 +77,11 @@ func wire(ctx context.Context, cfg *config.Config, logger *slog.Logger, client *
 	}
 	a := &app{cfg: cfg, logger: logger, llm: client, store: store}
 	a.retriever = graphrag.NewRetriever(store, client)
-	a.ingester = graphrag.NewIngester(store, client, graphrag.NewLLMExtractor(client).WithEntityTypes(cfg.EntityTypeList()), graphrag.IngestOptions{
+	var extractor graphrag.ChunkExtractor = graphrag.NewLLMExtractor(client).WithEntityTypes(cfg.EntityTypeList())
+	if cfg.ExtractTables == "rows" {
+		extractor = graphrag.NewTableRowExtractor(extractor)
+	}
+	a.ingester = graphrag.NewIngester(store, client, extractor, graphrag.IngestOptions{
 		Workers: cfg.IngestWorkers, MaxBytes: cfg.MaxUploadBytes,
 	}, logger)
 	return a, nil
