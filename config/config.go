@@ -3,6 +3,7 @@
 package config
 
 import (
+	"cmp"
 	"flag"
 	"fmt"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hopwise/hopwise/graphrag"
+	"github.com/hopwise/hopwise/llm"
 )
 
 // Config is the effective configuration of one process.
@@ -36,7 +38,8 @@ type Config struct {
 	StructuredMode    string
 	LLMTimeout        time.Duration
 	StreamIdleTimeout time.Duration
-	LLMConcurrency    int
+	LLMConcurrency    int // most chat calls in flight; 0 until Validate: by the endpoint (llm.DefaultConcurrency)
+	EmbedConcurrency  int // most embeddings requests in flight; 0 until Validate: by the endpoint
 	LLMRetries        int
 	LLMMaxOutput      int
 	LLMFreqPenalty    float64 // frequency_penalty of streamed (free-text) answers; 0 sends none
@@ -181,7 +184,10 @@ func (c *Config) settings(lookup func(string) (string, bool)) []setting {
 		str(&c.StructuredMode, "llm-structured-mode", "how to ask for JSON: auto, json_schema, json_object_schema, json_object, none", "auto", "LLM_STRUCTURED_MODE"),
 		duration(&c.LLMTimeout, "llm-timeout", "deadline of one model call", 120*time.Second, "LLM_TIMEOUT"),
 		duration(&c.StreamIdleTimeout, "llm-stream-idle-timeout", "abort a stream silent for this long", 30*time.Second, "LLM_STREAM_IDLE_TIMEOUT"),
-		integer(&c.LLMConcurrency, "llm-concurrency", "model calls in flight at once, process-wide", 4, "LLM_CONCURRENCY"),
+		integer(&c.LLMConcurrency, "llm-concurrency", "most chat calls in flight at once, process-wide, shared fairly between the "+
+			"questions being answered; fewer after a 429 (0: by the endpoint, 1 on loopback, 64 for a hosted API)", 0, "LLM_CONCURRENCY"),
+		integer(&c.EmbedConcurrency, "embed-concurrency", "most embeddings requests in flight at once, a limit apart from the chat "+
+			"calls' (0: by the endpoint, 2 on loopback, 16 for a hosted API)", 0, "EMBED_CONCURRENCY"),
 		integer(&c.LLMRetries, "llm-retries", "retries of a failed model call (429, 5xx, timeouts)", 4, "LLM_RETRIES"),
 		integer(&c.LLMMaxOutput, "llm-max-output-tokens", "longest answer of one model call", 2048, "LLM_MAX_OUTPUT_TOKENS"),
 		number(&c.LLMFreqPenalty, "llm-frequency-penalty", "frequency_penalty of written answers, -2 to 2 (0: none sent; "+
@@ -264,8 +270,15 @@ func (c *Config) Validate() error {
 	default:
 		return fmt.Errorf("config: AGENT_PROFILE %q: want local or nothing", c.AgentProfile)
 	}
-	if c.LLMConcurrency < 1 {
-		c.LLMConcurrency = 1
+	if c.LLMConcurrency < 0 || c.EmbedConcurrency < 0 {
+		return fmt.Errorf("config: LLM_CONCURRENCY %d, EMBED_CONCURRENCY %d: want a number of calls, or 0 for the endpoint's default",
+			c.LLMConcurrency, c.EmbedConcurrency)
+	}
+	if c.LLMConcurrency == 0 {
+		c.LLMConcurrency = llm.DefaultConcurrency(c.LLMBaseURL)
+	}
+	if c.EmbedConcurrency == 0 {
+		c.EmbedConcurrency = llm.DefaultEmbedConcurrency(cmp.Or(c.EmbedBaseURL, c.LLMBaseURL))
 	}
 	if _, err := graphrag.ParseEntityTypes(c.EntityTypes); err != nil {
 		return fmt.Errorf("config: ENTITY_TYPES: %w", err)

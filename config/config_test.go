@@ -2,6 +2,7 @@ package config
 
 import (
 	"flag"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -62,6 +63,32 @@ func TestSources(t *testing.T) {
 			}
 			return ""
 		}},
+		{"model calls at once by the endpoint", nil, nil, func(c *Config) string {
+			if c.LLMConcurrency != 1 || c.EmbedConcurrency != 2 {
+				return fmt.Sprintf("local endpoints: %d chat and %d embeddings calls at once, want 1 and 2", c.LLMConcurrency, c.EmbedConcurrency)
+			}
+			return ""
+		}},
+		{"a hosted API gets dozens", map[string]string{"OPENAI_API_KEY": "sk-abcdefghijk"}, nil, func(c *Config) string {
+			if c.LLMConcurrency != 64 || c.EmbedConcurrency != 16 {
+				return fmt.Sprintf("hosted: %d chat and %d embeddings calls at once, want 64 and 16", c.LLMConcurrency, c.EmbedConcurrency)
+			}
+			return ""
+		}},
+		{"hosted chat, local embeddings", map[string]string{"LLM_BASE_URL": "https://api.example.com/v1", "EMBED_BASE_URL": "http://127.0.0.1:8082/v1"}, nil,
+			func(c *Config) string {
+				if c.LLMConcurrency != 64 || c.EmbedConcurrency != 2 {
+					return fmt.Sprintf("%d chat and %d embeddings calls at once, want 64 and 2", c.LLMConcurrency, c.EmbedConcurrency)
+				}
+				return ""
+			}},
+		{"LLM_CONCURRENCY overrides the endpoint's default", map[string]string{"OPENAI_API_KEY": "sk-abcdefghijk", "LLM_CONCURRENCY": "8", "EMBED_CONCURRENCY": "3"}, nil,
+			func(c *Config) string {
+				if c.LLMConcurrency != 8 || c.EmbedConcurrency != 3 {
+					return fmt.Sprintf("%d chat and %d embeddings calls at once, want 8 and 3", c.LLMConcurrency, c.EmbedConcurrency)
+				}
+				return ""
+			}},
 		{"NEO4J_URI selects neo4j", map[string]string{"NEO4J_URI": "bolt://127.0.0.1:7687"}, nil, func(c *Config) string {
 			if c.Store() != "neo4j" {
 				return "store " + c.Store()
@@ -93,6 +120,7 @@ func TestInvalid(t *testing.T) {
 		{"penalty out of range", map[string]string{"LLM_FREQUENCY_PENALTY": "3"}, "LLM_FREQUENCY_PENALTY=\"3\" is not a number from -2 to 2"},
 		{"penalty not a number", map[string]string{"LLM_FREQUENCY_PENALTY": "some"}, "LLM_FREQUENCY_PENALTY"},
 		{"bad mode", map[string]string{"LLM_STRUCTURED_MODE": "xml"}, "LLM_STRUCTURED_MODE"},
+		{"negative concurrency", map[string]string{"LLM_CONCURRENCY": "-2"}, "LLM_CONCURRENCY -2"},
 		{"searxng without url", map[string]string{"WEB_SEARCH": "searxng"}, "WEB_SEARCH_URL"},
 		{"unknown provider", map[string]string{"WEB_SEARCH": "bing"}, "WEB_SEARCH"},
 		{"unknown table reading", map[string]string{"EXTRACT_TABLES": "cells"}, "EXTRACT_TABLES"},

@@ -19,13 +19,17 @@ import (
 // asking for more gets its error returned instead of a call that hangs.
 const maxRetryAfter = 5 * time.Minute
 
-// call runs fn under the concurrency limit with a per-attempt deadline and
-// retries retryable failures with backoff. It returns the number of retries.
-// fn builds its go-openai client on the exchange it is given.
+// call runs fn in a slot of the chat or (op "embed") the embeddings scheduler with a per-attempt deadline
+// and retries retryable failures with backoff. It returns the number of retries. fn builds its go-openai
+// client on the exchange it is given.
 func (c *Client) call(ctx context.Context, op, purpose string, patch map[string]json.RawMessage, fn func(context.Context, *exchange) error) (int, error) {
+	s := c.chat
+	if op == "embed" {
+		s = c.embed
+	}
 	for n := 0; ; n++ {
 		x := &exchange{hc: c.hc, patch: patch}
-		err := c.attempt(ctx, x, fn)
+		err := c.attempt(ctx, s, x, fn)
 		if err == nil {
 			return n, nil
 		}
@@ -46,17 +50,17 @@ func (c *Client) call(ctx context.Context, op, purpose string, patch map[string]
 	}
 }
 
-// attempt runs fn once holding a concurrency slot, with Config.Timeout.
-func (c *Client) attempt(ctx context.Context, x *exchange, fn func(context.Context, *exchange) error) error {
-	select {
-	case c.sem <- struct{}{}:
-	case <-ctx.Done():
-		return ctx.Err()
+// attempt runs fn once holding a slot of s, with Config.Timeout from the moment the slot is granted (the
+// time in line is bounded by ctx), and tells s what the endpoint said.
+func (c *Client) attempt(ctx context.Context, s *scheduler, x *exchange, fn func(context.Context, *exchange) error) error {
+	sl, err := s.acquire(ctx)
+	if err != nil {
+		return err
 	}
-	defer func() { <-c.sem }()
 	actx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
 	defer cancel()
-	err := apiError(fn(actx, x))
+	err = apiError(fn(actx, x))
+	s.release(sl, outcomeOf(err, x.retryAfter))
 	if err != nil && ctx.Err() == nil && errors.Is(actx.Err(), context.DeadlineExceeded) {
 		timeout := fmt.Errorf("%w after %s", ErrTimeout, c.cfg.Timeout)
 		if _, ok := errors.AsType[permanent](err); ok {
@@ -65,6 +69,20 @@ func (c *Client) attempt(ctx context.Context, x *exchange, fn func(context.Conte
 		return timeout
 	}
 	return err
+}
+
+// outcomeOf reads an attempt's error for the scheduler: a 429 that is not out of quota means the endpoint
+// is overloaded, with its Retry-After.
+func outcomeOf(err error, retryAfter string) outcome {
+	if err == nil {
+		return outcome{ok: true}
+	}
+	ae, ok := errors.AsType[*APIError](err)
+	if !ok || ae.Status != http.StatusTooManyRequests || ae.IsQuota() {
+		return outcome{}
+	}
+	ra, _ := parseRetryAfter(retryAfter, time.Now())
+	return outcome{overloaded: true, retryAfter: ra}
 }
 
 // retryWait decides whether err is worth another attempt and how long to

@@ -1,7 +1,8 @@
 // Package llm is the client for OpenAI-compatible model servers (OpenAI,
 // OpenRouter, Ollama, vLLM, llama.cpp): chat, streaming, structured output
-// decoded into Go types, and batched embeddings, with retries, a global limit
-// on concurrent calls, per-call deadlines and per-run accounting.
+// decoded into Go types, and batched embeddings, with retries, per-call deadlines, per-run accounting and a
+// scheduler of the calls in flight (schedule.go): a limit that fits the endpoint and adapts to its 429s, and
+// a fair share of it for each question.
 package llm
 
 import (
@@ -42,9 +43,15 @@ type Config struct {
 	Timeout           time.Duration // per attempt, default 120s
 	StreamIdleTimeout time.Duration // longest gap between stream chunks, default 30s
 
-	MaxConcurrency int // calls in flight at once across chat, streams and embeddings, default 4
-	MaxRetries     int // retries after the first attempt, default 4; negative means none
-	EmbedBatch     int // texts per embeddings request, default 64
+	// MaxConcurrency is the most chat calls (streamed or not) in flight at once, default 4; after a 429 fewer
+	// are sent, growing back to it. DefaultConcurrency gives the limit that fits an endpoint (what `hopwise`
+	// uses unless LLM_CONCURRENCY says otherwise).
+	MaxConcurrency int
+	// EmbedConcurrency is the most embeddings requests in flight at once, a limit apart from the chat calls',
+	// default 4 (DefaultEmbedConcurrency: by the endpoint).
+	EmbedConcurrency int
+	MaxRetries       int // retries after the first attempt, default 4; negative means none
+	EmbedBatch       int // texts per embeddings request, default 64
 	// MaxOutputTokens caps the answer of a call whose Request sets no MaxTokens, default 2048. Local servers
 	// otherwise generate up to their whole context, and keep generating after the client has given up.
 	MaxOutputTokens int
@@ -87,6 +94,7 @@ func (c Config) withDefaults() Config {
 	c.Timeout = cmp.Or(c.Timeout, 120*time.Second)
 	c.StreamIdleTimeout = cmp.Or(c.StreamIdleTimeout, 30*time.Second)
 	c.MaxConcurrency = cmp.Or(max(c.MaxConcurrency, 0), 4)
+	c.EmbedConcurrency = cmp.Or(max(c.EmbedConcurrency, 0), 4)
 	if c.MaxRetries == 0 {
 		c.MaxRetries = 4
 	}
@@ -99,14 +107,15 @@ func (c Config) withDefaults() Config {
 }
 
 // Client talks to one chat endpoint and one embeddings endpoint. It is safe
-// for concurrent use; all its calls share one concurrency limit.
+// for concurrent use; its chat calls share one scheduler, its embeddings requests another.
 type Client struct {
 	cfg      Config
 	log      *slog.Logger
 	hc       *http.Client
 	chatAPI  openai.ClientConfig
 	embedAPI openai.ClientConfig
-	sem      chan struct{}
+	chat     *scheduler
+	embed    *scheduler
 
 	// noJSONSchema is set in auto mode once the server rejected json_schema.
 	noJSONSchema atomic.Bool
@@ -128,12 +137,13 @@ func New(cfg Config, logger *slog.Logger) *Client {
 		cfg.StructuredMode = ModeAuto
 	}
 	transport := http.DefaultTransport.(*http.Transport).Clone()
-	transport.MaxIdleConnsPerHost = cfg.MaxConcurrency
+	transport.MaxIdleConnsPerHost = cfg.MaxConcurrency + cfg.EmbedConcurrency
 	c := &Client{
-		cfg: cfg,
-		log: logger,
-		hc:  &http.Client{Transport: transport},
-		sem: make(chan struct{}, cfg.MaxConcurrency),
+		cfg:   cfg,
+		log:   logger,
+		hc:    &http.Client{Transport: transport},
+		chat:  newScheduler("chat", cfg.MaxConcurrency, true, logger),
+		embed: newScheduler("embeddings", cfg.EmbedConcurrency, false, logger),
 	}
 	c.chatAPI = openai.DefaultConfig(cfg.APIKey)
 	c.chatAPI.BaseURL = cfg.BaseURL
@@ -150,6 +160,9 @@ func (c *Client) EmbedModel() string { return c.cfg.EmbedModel }
 
 // Totals returns the usage of this client since New.
 func (c *Client) Totals() Usage { return c.totals.Snapshot() }
+
+// Slots reports the chat calls' and the embeddings requests' limits, calls in flight and calls waiting.
+func (c *Client) Slots() (chat, embed Slots) { return c.chat.slots(), c.embed.slots() }
 
 // CloseIdleConnections closes kept-alive connections; the client stays usable.
 func (c *Client) CloseIdleConnections() { c.hc.CloseIdleConnections() }

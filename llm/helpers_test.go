@@ -1,6 +1,7 @@
 package llm_test
 
 import (
+	"runtime"
 	"testing"
 	"time"
 
@@ -39,4 +40,17 @@ func gaps(reqs []llmtest.Request) []time.Duration {
 		out = append(out, reqs[i].At.Sub(reqs[i-1].At))
 	}
 	return out
+}
+
+// noGoroutineLeft fails unless the goroutines are back to before within two seconds.
+func noGoroutineLeft(t *testing.T, before int) {
+	t.Helper()
+	deadline := time.Now().Add(2 * time.Second)
+	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if after := runtime.NumGoroutine(); after > before {
+		buf := make([]byte, 1<<16)
+		t.Fatalf("goroutines: %d before, %d after\n%s", before, after, buf[:runtime.Stack(buf, true)])
+	}
 }

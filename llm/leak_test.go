@@ -28,12 +28,5 @@ func TestNoGoroutineLeak(t *testing.T) {
 		cancel()
 	}
 	c.CloseIdleConnections()
-	deadline := time.Now().Add(2 * time.Second)
-	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
-	if after := runtime.NumGoroutine(); after > before {
-		buf := make([]byte, 1<<16)
-		t.Fatalf("goroutines: %d before, %d after\n%s", before, after, buf[:runtime.Stack(buf, true)])
-	}
+	noGoroutineLeft(t, before)
 }

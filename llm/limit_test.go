@@ -11,12 +11,28 @@ import (
 	"github.com/hopwise/hopwise/llm/llmtest"
 )
 
+// Chat calls (streamed or not) and embeddings requests have limits of their own: neither waits for the
+// other's slots.
 func TestConcurrencyLimit(t *testing.T) {
 	s := llmtest.New(t)
+	var mu sync.Mutex
+	var chat, embed, maxChat, maxEmbed, maxBoth int
 	s.Handle(func(r llmtest.Request) (llmtest.Reply, bool) {
-		return llmtest.Reply{Content: "ok", Chunks: []string{"o", "k"}, Delay: 60 * time.Millisecond}, true
+		n, most := &chat, &maxChat
+		if r.IsEmbed() {
+			n, most = &embed, &maxEmbed
+		}
+		mu.Lock()
+		*n++
+		*most, maxBoth = max(*most, *n), max(maxBoth, chat+embed)
+		mu.Unlock()
+		time.Sleep(60 * time.Millisecond)
+		mu.Lock()
+		*n--
+		mu.Unlock()
+		return llmtest.Reply{Content: "ok", Chunks: []string{"o", "k"}}, true
 	})
-	c := newClient(t, s, func(c *llm.Config) { c.MaxConcurrency, c.EmbedBatch = 2, 1 })
+	c := newClient(t, s, func(c *llm.Config) { c.MaxConcurrency, c.EmbedConcurrency, c.EmbedBatch = 2, 1, 1 })
 	ctx := context.Background()
 	var wg sync.WaitGroup
 	errs := make(chan error, 9)
@@ -35,8 +51,9 @@ func TestConcurrencyLimit(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if got := s.MaxInFlight(); got != 2 {
-		t.Errorf("server saw %d calls at once, want MaxConcurrency = 2", got)
+	if maxChat != 2 || maxEmbed != 1 || maxBoth != 3 {
+		t.Errorf("at once: %d chat calls, %d embeddings requests, %d in all; want MaxConcurrency 2, EmbedConcurrency 1, 3",
+			maxChat, maxEmbed, maxBoth)
 	}
 }
 

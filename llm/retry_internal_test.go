@@ -55,9 +55,14 @@ func TestBackoffFullJitter(t *testing.T) {
 func TestDefaults(t *testing.T) {
 	c := New(Config{Model: "m", MaxRetries: -1}, nil).cfg
 	if c.Timeout != 120*time.Second || c.StreamIdleTimeout != 30*time.Second || c.MaxConcurrency != 4 ||
+		c.EmbedConcurrency != 4 ||
 		c.MaxRetries != 0 || c.EmbedBatch != 64 || c.BackoffBase != 500*time.Millisecond || c.BackoffMax != 20*time.Second ||
 		c.StructuredMode != ModeAuto || c.EmbedModel != "m" || c.EmbedBaseURL != c.BaseURL {
 		t.Errorf("defaults = %+v", c)
+	}
+	if DefaultConcurrency("http://127.0.0.1:8081/v1") != 1 || DefaultEmbedConcurrency("http://localhost:8082/v1") != 2 ||
+		DefaultConcurrency("https://api.openai.com/v1") != 64 || DefaultEmbedConcurrency("https://api.openai.com/v1") != 16 {
+		t.Errorf("the endpoints' defaults are not 1 and 2 calls at once on loopback, 64 and 16 for a hosted API")
 	}
 	if New(Config{Model: "m"}, nil).cfg.MaxRetries != 4 {
 		t.Errorf("MaxRetries default is not 4")

@@ -63,7 +63,8 @@ func newClient(cfg *config.Config, logger *slog.Logger) *llm.Client {
 		BaseURL: cfg.LLMBaseURL, APIKey: cfg.LLMAPIKey, Model: cfg.LLMModel,
 		EmbedBaseURL: cfg.EmbedBaseURL, EmbedAPIKey: cfg.EmbedAPIKey, EmbedModel: cfg.EmbedModel,
 		StructuredMode: cfg.StructuredMode, Timeout: cfg.LLMTimeout, StreamIdleTimeout: cfg.StreamIdleTimeout,
-		MaxConcurrency: cfg.LLMConcurrency, MaxRetries: cfg.LLMRetries, MaxOutputTokens: cfg.LLMMaxOutput,
+		MaxConcurrency: cfg.LLMConcurrency, EmbedConcurrency: cfg.EmbedConcurrency,
+		MaxRetries: cfg.LLMRetries, MaxOutputTokens: cfg.LLMMaxOutput,
 		FrequencyPenalty: float32(cfg.LLMFreqPenalty), CompactSchema: cfg.LLMCompactSchema,
 	}, logger)
 }
