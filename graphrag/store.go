@@ -33,6 +33,7 @@ type Store interface {
 	DocumentStore
 	ChunkStore
 	GraphStore
+	CommunityStore
 	ConversationStore
 	// Stats counts what the store holds.
 	Stats(ctx context.Context) (Stats, error)
@@ -162,6 +163,23 @@ type Subgraph struct {
 	Mentioned map[string]int      // entity key -> how many chunks mention it in all
 	// ChunkEntities maps each start chunk to the keys of the entities it mentions.
 	ChunkEntities map[string][]string
+}
+
+// CommunityStore keeps the communities of the entity graph (DetectCommunities) and their summaries
+// (SummarizeCommunities), so that questions about the whole collection can be answered from them.
+type CommunityStore interface {
+	// GraphLinks returns every relation of the graph (staged ones excluded) as its ends and the chunks
+	// that support it, ordered by relation ID.
+	GraphLinks(ctx context.Context) ([]Link, error)
+	// PutCommunities replaces every stored community by cs, in one transaction, kept in the order given. A
+	// community stored before with the same ID and Signature keeps its Title, Summary and SummarizedAt
+	// (those given in cs are ignored); every other one is stored without a summary.
+	PutCommunities(ctx context.Context, cs []Community) error
+	// Communities returns the stored communities in the order PutCommunities was given them.
+	Communities(ctx context.Context) ([]Community, error)
+	// SetCommunitySummary records the summary of the community with this ID while it has this signature;
+	// ErrNotFound when none has both (it was recomputed meanwhile, so the summary describes another group).
+	SetCommunitySummary(ctx context.Context, id, signature, title, summary string) error
 }
 
 // Conversation is a chat thread.

@@ -28,6 +28,7 @@ var schemaStatements = []string{
 	"CREATE CONSTRAINT conversation_id IF NOT EXISTS FOR (n:Conversation) REQUIRE n.id IS UNIQUE",
 	"CREATE CONSTRAINT turn_id IF NOT EXISTS FOR (n:Turn) REQUIRE n.id IS UNIQUE",
 	"CREATE CONSTRAINT meta_id IF NOT EXISTS FOR (n:Meta) REQUIRE n.id IS UNIQUE",
+	"CREATE CONSTRAINT community_id IF NOT EXISTS FOR (n:Community) REQUIRE n.id IS UNIQUE",
 	"CREATE INDEX chunk_doc_ordinal IF NOT EXISTS FOR (n:Chunk) ON (n.docId, n.ordinal)",
 	"CREATE INDEX chunk_embedded IF NOT EXISTS FOR (n:Chunk) ON (n.embedded)",
 	"CREATE FULLTEXT INDEX " + chunkTextIndex + " IF NOT EXISTS FOR (n:Chunk) ON EACH [n.text]",

@@ -135,4 +135,17 @@ CREATE INDEX turns_conversation ON turns(conversation_id, ordinal);
 ALTER TABLE chunks ADD COLUMN staged TEXT;`,
 	// 5: the page (PDF page, PPTX slide, XLSX sheet) each chunk starts on, 0 for formats without pages.
 	`ALTER TABLE chunks ADD COLUMN page INTEGER NOT NULL DEFAULT 0;`,
+	// 6: the communities of the entity graph (graphrag.DetectCommunities) and their summaries; lists are JSON.
+	`CREATE TABLE communities (
+	id            TEXT PRIMARY KEY,
+	ordinal       INTEGER NOT NULL,
+	signature     TEXT NOT NULL,
+	entities      TEXT NOT NULL DEFAULT '[]',
+	relations     TEXT NOT NULL DEFAULT '[]',
+	chunk_ids     TEXT NOT NULL DEFAULT '[]',
+	weight        INTEGER NOT NULL DEFAULT 0,
+	title         TEXT NOT NULL DEFAULT '',
+	summary       TEXT NOT NULL DEFAULT '',
+	summarized_at INTEGER NOT NULL DEFAULT 0
+);`,
 }

@@ -33,6 +33,7 @@ func TestMigrateFromAnOlderVersion(t *testing.T) {
 		ALTER TABLE documents DROP COLUMN replaces;
 		ALTER TABLE chunks DROP COLUMN staged;
 		ALTER TABLE chunks DROP COLUMN page;
+		DROP TABLE communities;
 		UPDATE meta SET value = '1' WHERE key = 'schema_version'`); err != nil {
 		t.Fatal(err)
 	}
@@ -59,6 +60,9 @@ func TestMigrateFromAnOlderVersion(t *testing.T) {
 	var paged int
 	if err := s.reader.QueryRowContext(t.Context(), `SELECT count(*) FROM chunks WHERE page <> 0`).Scan(&paged); err != nil || paged != 0 {
 		t.Errorf("chunks.page after migration: %d chunks with a page, %v; want 0 (no page known)", paged, err)
+	}
+	if cs, err := s.Communities(t.Context()); err != nil || len(cs) != 0 {
+		t.Errorf("communities after migration: %d, %v; want none until they are computed", len(cs), err)
 	}
 }
 

@@ -34,6 +34,7 @@ func Run(t *testing.T, newStore func(t *testing.T, dim int) graphrag.Store) {
 		{"RetryFailedChunks", retryCases},
 		{"ReplaceDocument", replaceCases},
 		{"Concurrency", concurrencyCases},
+		{"Communities", communityCases},
 		{"Conversations", conversationCases},
 	}
 	for _, g := range groups {
