@@ -1,0 +1,168 @@
+package resolve
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/hbollon/go-edlib"
+)
+
+// Score decides whether a and b are one thing. Hard evidence keeps them apart (other numbers, other kinds,
+// a homonym whose passage's title qualifies it otherwise); the forms one name takes (the same key,
+// spelling variants, an abbreviation, a short form) bring them together, as far as the documents they come
+// from, their descriptions (cosine of the vectors) and the names found around them agree.
+func Score(a, b Mention) Decision {
+	ka, kb := key(a.Name), key(b.Name)
+	if ka == "" || kb == "" {
+		return decide(0, "no name")
+	}
+	if !numbersAgree(ka, kb) {
+		return decide(0, "different numbers", fmt.Sprintf("%q and %q hold different numbers", a.Name, b.Name))
+	}
+	if typesConflict(a.Type, b.Type) {
+		return decide(0, "different kinds", fmt.Sprintf("%q is a %s, %q a %s", a.Name, a.Type, b.Name, b.Type))
+	}
+	desc := descSimilarity(a, b)
+	if ka == kb {
+		return sameKey(a, b, ka, desc)
+	}
+	if strings.ReplaceAll(ka, " ", "") == strings.ReplaceAll(kb, " ", "") {
+		return decide(0.95, "same letters", fmt.Sprintf("%q and %q differ only in spaces", a.Name, b.Name))
+	}
+	if sameWords(ka, kb) {
+		return decide(0.92, "same words", fmt.Sprintf("%q and %q hold the same words in another order", a.Name, b.Name))
+	}
+	if isAcronym(a.Name, kb) {
+		return abbreviation(a, b, kb, desc)
+	}
+	if isAcronym(b.Name, ka) {
+		return abbreviation(b, a, ka, desc)
+	}
+	if shorter, longer, extra, tail, ok := containment(ka, kb); ok {
+		return shortForm(a, b, shorter, longer, extra, tail, desc)
+	}
+	return spelling(a, b, ka, kb, desc)
+}
+
+// descSimilarity is the cosine of the mentions' vectors when both have a description, -1 otherwise (a
+// name alone says nothing a vector could add: "Midway" is "Midway").
+func descSimilarity(a, b Mention) float64 {
+	if a.Description == "" || b.Description == "" || len(a.Vector) == 0 || len(a.Vector) != len(b.Vector) {
+		return -1
+	}
+	var dot, na, nb float64
+	for i := range a.Vector {
+		dot += float64(a.Vector[i]) * float64(b.Vector[i])
+		na += float64(a.Vector[i]) * float64(a.Vector[i])
+		nb += float64(b.Vector[i]) * float64(b.Vector[i])
+	}
+	if na == 0 || nb == 0 {
+		return -1
+	}
+	return dot / math.Sqrt(na*nb)
+}
+
+// sameKey is the verdict on one key found twice: one thing unless a passage's title qualifies the name
+// otherwise (Midway, Floyd County, Iowa and Midway, Copiah County, Mississippi), or it is a common noun or
+// a name many places share with nothing around it in common.
+func sameKey(a, b Mention, k string, desc float64) Decision {
+	qa, oka := titleQualifier(a.Title, k)
+	qb, okb := titleQualifier(b.Title, k)
+	switch {
+	case oka && okb && qa != qb:
+		return decide(0.05, "homonym", fmt.Sprintf("one passage is about %s, the other about %s", a.Title, b.Title))
+	case oka && !okb && !names(b, qa):
+		return decide(0.1, "homonym", fmt.Sprintf("one passage is about %s; nothing around the other says %s", a.Title, qa))
+	case okb && !oka && !names(a, qb):
+		return decide(0.1, "homonym", fmt.Sprintf("one passage is about %s; nothing around the other says %s", b.Title, qb))
+	}
+	if sharesDoc(a, b) {
+		return decide(1, "same key", "the same name in one document")
+	}
+	if commonNoun(a.Name) || commonNoun(b.Name) || kindWords[k] {
+		return decide(0.6, "common noun", fmt.Sprintf("%q is a common word that may mean other things in other documents", a.Name))
+	}
+	shared := sharedContext(a, b, k)
+	words := strings.Fields(k)
+	if len(shared) < 2 && placeHeads[words[len(words)-1]] {
+		return decide(0.6, "shared place name", fmt.Sprintf("many places are called %q and little around these two agrees", a.Name))
+	}
+	if desc >= 0 && desc < 0.3 {
+		return decide(0.6, "same key, descriptions differ", fmt.Sprintf("descriptions alike at %.2f only", desc))
+	}
+	if len(shared) > 0 {
+		return decide(1, "same key", fmt.Sprintf("the same name, found with %s in both", strings.Join(shared, ", ")))
+	}
+	return decide(0.95, "same key", "the same name")
+}
+
+// abbreviation is the verdict on short, the initials of long's name (key lk): merged when the abbreviation
+// is written out beside it (one document, or the long form among the short one's names), or when the
+// descriptions agree.
+func abbreviation(short, long Mention, lk string, desc float64) Decision {
+	ev := fmt.Sprintf("%q abbreviates %q", short.Name, long.Name)
+	switch {
+	case sharesDoc(short, long):
+		return decide(0.95, "abbreviation", ev, "both in one document")
+	case contextNames(short, lk):
+		return decide(0.95, "abbreviation", ev, "written out beside it")
+	case desc >= 0.5:
+		return decide(0.9, "abbreviation", ev, fmt.Sprintf("descriptions alike at %.2f", desc))
+	}
+	return decide(0.55, "possible abbreviation", ev, "nothing around them confirms it")
+}
+
+// shortForm is the verdict on one name whose words are all in the other's: "Tarski" for Alfred Tarski,
+// "Acme" for Acme Robotics, "Munich" for "Munich, Bavaria", but not "Boulder Dam" for the Boulder Dam
+// Hotel, a thing named after it, nor the Amite River for the Petite Amite River.
+func shortForm(a, b Mention, shorter, longer string, extra []string, tail bool, desc float64) Decision {
+	for _, w := range extra {
+		if kindWords[w] && !tail {
+			return decide(0.2, "named after it", fmt.Sprintf("%q is a %s named after %q", longer, w, shorter))
+		}
+		if prefixQualifiers[w] {
+			return decide(0.2, "qualified otherwise", fmt.Sprintf("%q is %q qualified by %q", longer, shorter, w))
+		}
+	}
+	long, short := a, b
+	if key(a.Name) == shorter {
+		long, short = b, a
+	}
+	ev := fmt.Sprintf("%q is a short form of %q", shorter, longer)
+	if q, ok := titleQualifier(long.Name, shorter); ok && names(short, q) {
+		return decide(0.9, "qualified name", fmt.Sprintf("%q is %q in %s, as the other says", long.Name, short.Name, q))
+	}
+	// a short form at the end is a family name ("Tarski" of Alfred Tarski), or a name without its
+	// first words ("Department of Transportation"); "Gatwick" is not City Place Gatwick
+	surname := len(strings.Fields(shorter)) == 1 && len(strings.Fields(longer)) == 2
+	if tail && !surname && len(strings.Fields(shorter)) < 2 {
+		return decide(0.55, "possible short form", ev)
+	}
+	switch {
+	case sharesDoc(a, b) && (desc < 0 || desc >= 0.5):
+		return decide(0.92, "short form", ev, "both in one document")
+	case typesKnownAlike(a.Type, b.Type) && desc >= 0.7:
+		return decide(0.9, "short form", ev, fmt.Sprintf("descriptions alike at %.2f", desc))
+	}
+	return decide(0.55, "possible short form", ev)
+}
+
+// spelling is the verdict on two keys that differ in a few letters: "Bharatiya Janta Party" for the
+// Bharatiya Janata Party, but not Austria for Australia.
+func spelling(a, b Mention, ka, kb string, desc float64) Decision {
+	jw := float64(edlib.JaroWinklerSimilarity(ka, kb))
+	edits := edlib.LevenshteinDistance(ka, kb)
+	ev := fmt.Sprintf("%q and %q are %d letters apart (Jaro-Winkler %.2f)", a.Name, b.Name, edits, jw)
+	switch {
+	case jw >= 0.93 && edits <= 2 && min(len(ka), len(kb)) >= 10 && (desc < 0 || desc >= 0.5):
+		return decide(0.9, "spelling variant", ev)
+	case jw >= 0.85 && edits <= 3 && desc >= 0.6 && typesKnownAlike(a.Type, b.Type):
+		return decide(0.9, "similar spelling", ev, fmt.Sprintf("kinds agree, descriptions alike at %.2f", desc))
+	case jw >= 0.85 && desc >= 0.6:
+		return decide(0.6, "similar spelling", ev, fmt.Sprintf("descriptions alike at %.2f", desc))
+	case typesKnownAlike(a.Type, b.Type) && desc >= 0.8:
+		return decide(0.55, "similar descriptions", fmt.Sprintf("descriptions of %q and %q alike at %.2f", a.Name, b.Name, desc))
+	}
+	return decide(0.1, "different names", ev)
+}

@@ -1,0 +1,42 @@
+package resolve
+
+import "testing"
+
+func TestScore(t *testing.T) {
+	in := func(doc string) []string { return []string{doc} }
+	cases := []struct {
+		name string
+		a, b Mention
+		want Verdict
+	}{
+		{"legal suffix: one key", Mention{Name: "Nexa AI", Docs: in("a")}, Mention{Name: "Nexa AI GmbH", Docs: in("b")}, Merge},
+		{"homonyms by their passages' titles", Mention{Name: "Midway", Title: "Midway, Floyd County, Iowa", Docs: in("a")},
+			Mention{Name: "Midway", Title: "Midway, Copiah County, Mississippi", Docs: in("b")}, Distinct},
+		{"a title qualifier the other passage confirms", Mention{Name: "Rochester", Title: "Rochester, New York", Docs: in("a")},
+			Mention{Name: "Rochester", Title: "Rochester Jeffersons", Context: []string{"Rochester, New York"}, Docs: in("b")}, Merge},
+		{"abbreviation written out beside it", Mention{Name: "BJP", Context: []string{"Bharatiya Janata Party"}, Docs: in("a")},
+			Mention{Name: "Bharatiya Janata Party", Docs: in("b")}, Merge},
+		{"abbreviation alone is only proposed", Mention{Name: "NT", Docs: in("a")}, Mention{Name: "New Territories", Docs: in("b")}, Review},
+		{"a thing named after it", Mention{Name: "Boulder Dam", Docs: in("a")}, Mention{Name: "Boulder Dam Hotel", Docs: in("a")}, Distinct},
+		{"qualified otherwise", Mention{Name: "Germany", Docs: in("a")}, Mention{Name: "East Germany", Docs: in("b")}, Distinct},
+		{"family name in the same passage", Mention{Name: "Tarski", Docs: in("a")}, Mention{Name: "Alfred Tarski", Docs: in("a")}, Merge},
+		{"other numbers", Mention{Name: "FIN-EXP-2024-07", Docs: in("a")}, Mention{Name: "FIN-EXP-2024-08", Docs: in("a")}, Distinct},
+		{"other kinds", Mention{Name: "Emirates", Type: "airline"}, Mention{Name: "Emirates", Type: "country"}, Distinct},
+		{"spelling variant", Mention{Name: "Bharatiya Janta Party", Docs: in("a")}, Mention{Name: "Bharatiya Janata Party", Docs: in("b")}, Merge},
+		{"similar names, nothing more", Mention{Name: "Austria", Type: "country", Docs: in("a")}, Mention{Name: "Australia", Type: "country", Docs: in("b")}, Distinct},
+		{"a common noun in two documents", Mention{Name: "journal", Docs: in("a")}, Mention{Name: "Journal", Docs: in("b")}, Review},
+		{"a shared place name with nothing around it in common", Mention{Name: "Essex County", Context: []string{"Massachusetts"}, Docs: in("a")},
+			Mention{Name: "Essex County", Context: []string{"New Jersey"}, Docs: in("b")}, Review},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			d := Score(tc.a, tc.b)
+			if d.Verdict != tc.want {
+				t.Errorf("Score(%q, %q) = %s (%.2f, %s %v), want %s", tc.a.Name, tc.b.Name, d.Verdict, d.Score, d.Rule, d.Evidence, tc.want)
+			}
+			if r := Score(tc.b, tc.a); r.Verdict != d.Verdict {
+				t.Errorf("Score is not symmetric: %s one way, %s the other", d.Verdict, r.Verdict)
+			}
+		})
+	}
+}
