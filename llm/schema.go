@@ -26,6 +26,7 @@ type schema struct {
 	open    byte   // '{' or '[' where the JSON starts; 0 for scalars
 	err     error
 
+	orders    map[string][]string // each struct's property names in field order (schema_order.go)
 	compactMu sync.Mutex
 	compact   map[int]json.RawMessage // bounded made lean, by list cap (Config.CompactSchema)
 }
@@ -45,7 +46,7 @@ func (s *schema) grammar(maxItems int) json.RawMessage {
 	var doc any
 	if err := json.Unmarshal(s.bounded, &doc); err == nil {
 		lean(doc, maxItems, 0)
-		if b, err := json.Marshal(doc); err == nil {
+		if b, err := marshalOrdered(doc, s.orders); err == nil {
 			raw = b
 		}
 	}
@@ -122,6 +123,15 @@ func buildSchema(t reflect.Type) *schema {
 		return s
 	}
 	bounded, err := addBounds(raw, t)
+	if err != nil {
+		s.err = fmt.Errorf("schema for %s: %w", t, err)
+		return s
+	}
+	s.orders = map[string][]string{}
+	fieldOrders(t, s.orders, 0)
+	if raw, err = reorder(raw, s.orders); err == nil {
+		bounded, err = reorder(bounded, s.orders)
+	}
 	if err != nil {
 		s.err = fmt.Errorf("schema for %s: %w", t, err)
 		return s
