@@ -17,8 +17,9 @@ func (r *run) finishCalls() int {
 }
 
 // callsLeft is how many more model calls the budget allows: the call cap, the token cap at the run's
-// average tokens per call so far, and the wall-time cap at its average time per round so far, whichever is
-// tightest. Planning in calls lets every step check one number before it starts.
+// average tokens per call so far, and the wall-time cap at its average time per round so far (time in line
+// for a busy model counts for neither), whichever is tightest. Planning in calls lets every step check one
+// number before it starts.
 func (r *run) callsLeft() int {
 	u := r.meter.Snapshot()
 	left := r.cfg.MaxLLMCalls - u.Calls
@@ -30,9 +31,9 @@ func (r *run) callsLeft() int {
 		left = min(left, (r.cfg.MaxTokens-used)*u.Calls/used)
 	}
 	r.mu.Lock()
-	rounds := r.rounds
+	rounds, queued := r.rounds, r.queued
 	r.mu.Unlock()
-	if elapsed := time.Since(r.start); rounds > 0 && elapsed > 0 {
+	if elapsed := time.Since(r.start) - queued; rounds > 0 && elapsed > 0 {
 		left = min(left, int((r.cfg.MaxRunTime-elapsed)*time.Duration(rounds)/elapsed))
 	}
 	return max(left, 0)

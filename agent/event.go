@@ -19,6 +19,9 @@ const (
 	EventUsage        EventType = "usage"         // cost so far (Usage)
 	EventAnswer       EventType = "answer"        // the final answer (Result)
 	EventError        EventType = "error"         // something failed (Error); a run may continue after it
+	// EventQueued: the model is busy and the question waits for its turn (Queue: how many are served first,
+	// then that the wait is over). Not kept in the trace; Usage.Queued sums the waits.
+	EventQueued EventType = "queued"
 )
 
 // Node names, as in Event.Node.
@@ -51,6 +54,16 @@ type Event struct {
 	Usage      *Usage       `json:"usage,omitempty"`
 	Result     *Result      `json:"result,omitempty"`
 	Error      string       `json:"error,omitempty"`
+	Queue      *Queue       `json:"queue,omitempty"`
+}
+
+// Queue is a question's place in line for the model (llm.Place): while Waiting, Ahead other questions (or
+// other work, such as reading documents) get a model call before it; when the wait is over, Waiting is
+// false and Waited says how long it lasted.
+type Queue struct {
+	Waiting bool          `json:"waiting"`
+	Ahead   int           `json:"ahead"`
+	Waited  time.Duration `json:"waited,omitempty"`
 }
 
 // DocVerdict is a passage or web page and what grading made of it.
@@ -73,13 +86,15 @@ type FactRef struct {
 }
 
 // Usage is what a run cost. Rounds counts model calls that had to wait for one another: calls made
-// concurrently (grading batches, HyDE beside the decision) are one round.
+// concurrently (grading batches, HyDE beside the decision) are one round. Queued is the part of Elapsed
+// spent waiting in line while the model was busy with other questions.
 type Usage struct {
 	Calls            int           `json:"calls"`
 	Rounds           int           `json:"rounds"`
 	PromptTokens     int           `json:"prompt_tokens"`
 	CompletionTokens int           `json:"completion_tokens"`
 	Elapsed          time.Duration `json:"elapsed"`
+	Queued           time.Duration `json:"queued,omitempty"`
 }
 
 // Citation is a source an answer cites as [N]: a passage (chunk), a graph fact or a web page.

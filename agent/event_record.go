@@ -5,12 +5,14 @@ import (
 	"time"
 )
 
-// recorder serialises events to the caller and keeps the trace (every event but tokens; the final
-// answer's Result without its text, citations and trace).
+// recorder serialises events to the caller and keeps the trace (every event but tokens and places in
+// line; the final answer's Result without its text, citations and trace). Once closed it sends nothing:
+// the run has returned.
 type recorder struct {
-	mu    sync.Mutex
-	emit  func(Event)
-	trace []Event
+	mu     sync.Mutex
+	emit   func(Event)
+	trace  []Event
+	closed bool
 }
 
 func (r *recorder) send(e Event) {
@@ -19,7 +21,10 @@ func (r *recorder) send(e Event) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if e.Type != EventToken {
+	if r.closed {
+		return
+	}
+	if e.Type != EventToken && e.Type != EventQueued {
 		t := e
 		t.Result = nil
 		if e.Result != nil { // the verdicts stay with the trace (a stored turn's badges); the rest is stored apart
@@ -32,6 +37,13 @@ func (r *recorder) send(e Event) {
 	if r.emit != nil {
 		r.emit(e)
 	}
+}
+
+// close ends the sending; a report of the model's queue that comes late is dropped.
+func (r *recorder) close() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.closed = true
 }
 
 func (r *recorder) events() []Event {

@@ -36,10 +36,13 @@ func (a *Agent) newRun(in Input, emit func(Event)) *run {
 	}
 }
 
-// execute runs body under the run's meter and wall-time cap and turns its outcome into a Result.
+// execute runs body under the run's meter, its line for the model and its wall-time cap (not counting the
+// time in line, see startClock) and turns its outcome into a Result.
 func (r *run) execute(parent context.Context, body func(context.Context) error) (Result, error) {
-	ctx, cancel := context.WithTimeout(llm.WithMeter(parent, r.meter), r.cfg.MaxRunTime)
-	defer cancel()
+	ctx, cancel := context.WithCancelCause(llm.WithLine(llm.WithMeter(parent, r.meter), llm.NewLine(r.placed)))
+	defer cancel(nil)
+	r.startClock(cancel)
+	defer r.end()
 	err := body(ctx)
 	if err == nil && parent.Err() != nil {
 		err = parent.Err() // a step that tolerates failures (web search, HyDE) may have hidden the cancellation

@@ -159,7 +159,13 @@ type run struct {
 	meter  *llm.Meter
 	start  time.Time
 	rounds int
-	// mu guards rounds for nodes that count from several goroutines.
+	// queued is the time spent in line for the model, waitStart when the wait now going on began; deadline
+	// ends the run (startClock); over is set when the run has returned.
+	queued    time.Duration
+	waitStart time.Time
+	deadline  *time.Timer
+	over      bool
+	// mu guards rounds and the clock's fields for nodes that count from several goroutines.
 	mu sync.Mutex
 }
 
@@ -183,5 +189,5 @@ func (r *run) usage() Usage {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return Usage{Calls: u.Calls, Rounds: r.rounds, PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens,
-		Elapsed: time.Since(r.start)}
+		Elapsed: time.Since(r.start), Queued: r.queued}
 }

@@ -18,7 +18,7 @@ import (
 const answerEvery = 120 * time.Millisecond
 
 // chatStream runs a question asked through the page and streams it: "answer" (the answer so far, rendered),
-// "status" (what it is doing), "step" (a line of the trace), "usage" (the cost) and finally "done" (the
+// "status" (what it is doing, or its place in line while the model is busy), "step" (a line of the trace), "usage" (the cost) and finally "done" (the
 // whole turn as stored), which closes the page's EventSource. The run lives in this request: a closed tab
 // or the stop button cancels it.
 func (s *server) chatStream(c echo.Context) error {
@@ -103,6 +103,7 @@ type streamState struct {
 	answer  strings.Builder
 	dirty   bool
 	flushed time.Time
+	status  string // the status line of the step under way, shown again when a wait in line is over
 }
 
 func (st *streamState) event(ctx context.Context, ev agent.Event) error {
@@ -119,7 +120,10 @@ func (st *streamState) event(ctx context.Context, ev agent.Event) error {
 		st.dirty = true
 		return nil
 	case agent.EventNodeStarted:
-		return st.sse.send("status", templ.EscapeString(statusText(ev)))
+		st.status = statusText(ev)
+		return st.sse.send("status", templ.EscapeString(st.status))
+	case agent.EventQueued:
+		return st.sse.send("status", templ.EscapeString(queueText(ev, st.status)))
 	case agent.EventUsage:
 		return st.sse.send("usage", templ.EscapeString(costText(ev.Usage)))
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/hopwise/hopwise/agent"
 	"github.com/hopwise/hopwise/graphrag"
@@ -80,7 +81,23 @@ func costText(u *agent.Usage) string {
 	if u.Calls == 1 {
 		calls = "model call"
 	}
-	return fmt.Sprintf("Cost: %d %s, %s tokens, %s.", u.Calls, calls, web.Count(u.PromptTokens+u.CompletionTokens), web.Duration(u.Elapsed))
+	text := fmt.Sprintf("Cost: %d %s, %s tokens, %s", u.Calls, calls, web.Count(u.PromptTokens+u.CompletionTokens), web.Duration(u.Elapsed))
+	if u.Queued >= 100*time.Millisecond {
+		text += ", " + web.Duration(u.Queued) + " of it in line for the model"
+	}
+	return text + "."
+}
+
+// queueText is the status line while a question waits for the model, and the step's own line again once
+// its turn has come.
+func queueText(ev agent.Event, status string) string {
+	if ev.Queue != nil && ev.Queue.Waiting {
+		return ev.Summary + "…"
+	}
+	if status == "" {
+		return "Working…"
+	}
+	return status
 }
 
 // statusText says what the run is doing now, from a step's start.

@@ -3,6 +3,7 @@
 package webtest
 
 import (
+	"cmp"
 	"context"
 	"log/slog"
 	"net/http"
@@ -30,6 +31,7 @@ type Options struct {
 	URLFetch     urlfetch.Options // Allow lets pages be added from a test server on 127.0.0.1
 	PublicHosts  []string         // names served besides the loopback names
 	AnswerGate   <-chan struct{}  // when set, streamed answers wait until it is closed (App.AnswersWaiting)
+	ModelCalls   int              // chat calls in flight at once (default 8; llm.LocalConcurrency is the local server's)
 	// Demo starts from a copy of a store that already holds the demo corpus, ingested once per test binary.
 	Demo bool
 }
@@ -57,7 +59,7 @@ func New(t testing.TB, opt Options) *App {
 	model, sc := scriptedModel(t, opt)
 	client := llm.New(llm.Config{
 		BaseURL: model.URL(), APIKey: "test", Model: "test-model", EmbedModel: "test-embed",
-		MaxRetries: -1, Timeout: 20 * time.Second, StreamIdleTimeout: 20 * time.Second, MaxConcurrency: 8,
+		MaxRetries: -1, Timeout: 20 * time.Second, StreamIdleTimeout: 20 * time.Second, MaxConcurrency: cmp.Or(opt.ModelCalls, 8),
 	}, logger)
 	ctx, cancel := context.WithCancel(context.Background())
 	path := filepath.Join(t.TempDir(), "hopwise.db")
