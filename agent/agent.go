@@ -131,8 +131,10 @@ type Agent struct {
 	retriever *graphrag.Retriever
 	web       websearch.Searcher
 	rerank    rerank.Reranker
-	cfg       Config
-	log       *slog.Logger
+	// collection answers questions about the whole collection from community summaries (nil: never).
+	collection CollectionReader
+	cfg        Config
+	log        *slog.Logger
 }
 
 // New returns an Agent. web nil turns the web fallback off and rr nil turns reranking off, whatever the

@@ -14,6 +14,8 @@ import (
 type decision struct {
 	Retrieve bool     `json:"retrieve" description:"true when the answer needs a search in the user's documents"`
 	Queries  []string `json:"queries" description:"up to 3 short search queries when retrieve is true, else an empty list" maxItems:"3" maxLength:"120"`
+	// Collection asks for the whole-collection route (collection.go).
+	Collection bool `json:"whole_collection,omitempty" description:"true when the question asks about the documents as a whole (main themes, risks or findings across all of them) rather than about particular facts"`
 }
 
 // Validate refuses queries too long to be queries (a model answering instead of searching); too many

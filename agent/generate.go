@@ -7,7 +7,10 @@ import (
 )
 
 // generate streams an answer written from every kept source, numbered in the order they were kept.
-func (r *run) generate(ctx context.Context) error {
+func (r *run) generate(ctx context.Context) error { return r.generateWith(ctx, promptGenerate) }
+
+// generateWith is generate with another system prompt.
+func (r *run) generateWith(ctx context.Context, system string) error {
 	srcs := r.st.kept[:len(r.st.kept):len(r.st.kept)]
 	r.resetAnswer("A new answer follows")
 	r.started(NodeGenerate, fmt.Sprintf("Writing the answer from %d sources", len(srcs)))
@@ -15,7 +18,7 @@ func (r *run) generate(ctx context.Context) error {
 	var b strings.Builder
 	b.WriteString("Question: " + r.st.question + "\n\n")
 	writeSources(&b, srcs)
-	text, err := r.stream(ctx, request("generate", promptGenerate, b.String()))
+	text, err := r.stream(ctx, request("generate", system, b.String()))
 	if err != nil {
 		return fmt.Errorf("agent: generate: %w", err)
 	}

@@ -82,6 +82,9 @@ func (r *run) loop(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if !retrieve && r.st.answer != "" {
+		return nil // answered about the whole collection
+	}
 	if !retrieve {
 		return r.direct(ctx)
 	}
@@ -133,6 +136,12 @@ func (r *run) firstPass(ctx context.Context) ([]source, bool, error) {
 		spec <- outcome{f, err}
 	}()
 	d, err := r.decide(ctx)
+	if err == nil && d.Retrieve {
+		var answered bool
+		if answered, err = r.wholeCollection(ctx, d); answered {
+			d.Retrieve = false
+		}
+	}
 	if err != nil || !d.Retrieve {
 		cancel()
 		<-spec

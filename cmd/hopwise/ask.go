@@ -115,7 +115,7 @@ func agentWith(a *app, web websearch.Searcher, rr rerank.Reranker, t agent.Techn
 	return agent.New(a.llm, a.retriever, web, rr, agent.Config{
 		MaxLoops: a.cfg.MaxLoops, MaxRevisions: revisions, MaxLLMCalls: a.cfg.MaxLLMCalls,
 		MaxTokens: a.cfg.MaxTokens, MaxRunTime: a.cfg.MaxRunTime, Techniques: t, Profile: a.cfg.AgentProfile,
-	}, a.logger)
+	}, a.logger).WithCollection(a.store)
 }
 
 // askPrinter streams the answer to out and, with trace, the steps to steps.

@@ -23,7 +23,10 @@ func Install(srv *llmtest.Server) {
 // ("Task: grade documents."); ok is false for any other request.
 //
 //   - decide retrieval: search whenever the question has content words; the expansion queries are the
-//     question's content words and its names, each as one query.
+//     question's content words and its names, each as one query; the whole collection when the question
+//     says so ("across", "these documents", "main themes", ...).
+//   - summarize community: the title names the community's first two names, the summary is the sentences
+//     of its passages that name one of its names.
 //   - grade documents: a document is useful when it shares a name and a content word with the question,
 //     or most of the words of one of the queries; the hypothesis names the question's words no useful
 //     document mentions.
@@ -63,6 +66,10 @@ func Reader(req llmtest.Request) (llmtest.Reply, bool) {
 		return revise(p), true
 	case "plan sub-questions":
 		return plan(p), true
+	case "answer about the collection":
+		return llmtest.Reply{Content: overview(p.items())}, true
+	case "summarize community":
+		return summarize(req.LastUser()), true
 	}
 	return llmtest.Reply{}, false
 }
@@ -85,7 +92,7 @@ func decide(p prompt) llmtest.Reply {
 	if len(names) > 0 && len(content) > 0 {
 		queries = append(queries, strings.Join(texts(names), " "))
 	}
-	return jsonReply(map[string]any{"retrieve": len(names)+len(content) > 0, "queries": queries})
+	return jsonReply(map[string]any{"retrieve": len(names)+len(content) > 0, "queries": queries, "whole_collection": wholeCollection(q)})
 }
 
 func hyde(p prompt) llmtest.Reply {
