@@ -17,6 +17,8 @@ var (
 	// ErrNoDimension: a store opened with the dimension it recorded (Options.EmbedDim 0) has none yet: nothing
 	// was ever stored in it.
 	ErrNoDimension = errors.New("the store records no embedding dimension yet")
+	// ErrReembedIncomplete: CommitReembed found passages or facts still without a staged vector.
+	ErrReembedIncomplete = errors.New("the re-embedding is not complete")
 )
 
 // Store is the contract of the knowledge store: the embedded SQLite store and the Neo4j store implement
@@ -35,6 +37,7 @@ type Store interface {
 	GraphStore
 	CommunityStore
 	ConversationStore
+	ReembedStore
 	// Stats counts what the store holds.
 	Stats(ctx context.Context) (Stats, error)
 	// Ping checks that the store answers.
@@ -70,6 +73,48 @@ type DocumentStore interface {
 	// its status done. A reader sees the old version or the new, never neither or both. A replaced document
 	// already gone is no error; a document that replaces none is only marked done.
 	ReplaceDocument(ctx context.Context, id string) error
+}
+
+// EmbeddingSpace is the embedding model and dimension vectors come from; vectors of two spaces are never
+// compared. Model is empty for a store that never recorded it.
+type EmbeddingSpace struct {
+	Model string
+	Dim   int
+}
+
+// ReembedState is how far a re-embedding is: the space searches use, the one being staged (zero when no
+// re-embedding is under way), and the passages and facts that have a vector against those with a staged one.
+type ReembedState struct {
+	Active, Target             EmbeddingSpace
+	Chunks, ChunksStaged       int
+	Relations, RelationsStaged int
+}
+
+// ReembedStore re-embeds a store's passages and facts with another model, of the same dimension or not,
+// while searches keep using the vectors they have: the new vectors are staged beside the old ones and
+// searched from CommitReembed on, never before. The state is kept in the store, so a re-embedding
+// interrupted at any point goes on where it stopped, keeping what was staged.
+type ReembedStore interface {
+	// EmbeddingSpace is the space of the vectors searches use now: every vector put or queried has its
+	// dimension (ErrDimension otherwise).
+	EmbeddingSpace() EmbeddingSpace
+	// ReembedState reads the re-embedding under way, with its counts.
+	ReembedState(ctx context.Context) (ReembedState, error)
+	// BeginReembed stages vectors of target from now on. Begun again with the same target it keeps what
+	// was staged; with another target it drops what was staged first.
+	BeginReembed(ctx context.Context, target EmbeddingSpace) error
+	// ReembedTodo returns up to limit passages (ID, Text) and up to limit facts (ID, SourceName, Type,
+	// TargetName) that have a vector and no staged one yet, in a stable order.
+	ReembedTodo(ctx context.Context, limit int) ([]Chunk, []Relation, error)
+	// StageEmbeddings stores staged vectors of chunks and relations by ID, unknown IDs skipped; no search
+	// reads them. A vector of another dimension than the target's is ErrDimension, and staging without a
+	// re-embedding begun is an error; nothing is stored then.
+	StageEmbeddings(ctx context.Context, chunks, relations map[string][]float32) error
+	// CommitReembed makes the staged vectors the searched ones in one transaction, with the vector index
+	// rebuilt for their dimension and the target recorded as the store's space; from then on vectors of
+	// the old space are ErrDimension. Passages or facts still without a staged vector are
+	// ErrReembedIncomplete, and nothing changes.
+	CommitReembed(ctx context.Context) error
 }
 
 // DocumentMeta is what parsing learns about a document.

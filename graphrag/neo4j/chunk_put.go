@@ -72,11 +72,13 @@ func putChunks(docID string, rows []map[string]any) txWork {
 // already finished keep that status. Unknown IDs are skipped. Vectors of another dimension than the
 // store's are refused with ErrDimension before anything is written.
 func (s *Store) SetEmbeddings(ctx context.Context, vectors map[string][]float32) error {
+	s.spaceMu.RLock()
+	defer s.spaceMu.RUnlock()
 	ids := make([]string, 0, len(vectors))
 	for id, vec := range vectors {
-		if len(vec) != s.opt.EmbedDim {
+		if len(vec) != s.embedDim() {
 			return fmt.Errorf("neo4j: set embeddings: chunk %s has %d dimensions, the index %d: %w",
-				id, len(vec), s.opt.EmbedDim, graphrag.ErrDimension)
+				id, len(vec), s.embedDim(), graphrag.ErrDimension)
 		}
 		ids = append(ids, id)
 	}
@@ -89,10 +91,10 @@ func (s *Store) SetEmbeddings(ctx context.Context, vectors map[string][]float32)
 		err := s.write(ctx, func(ctx context.Context, tx neo4j.ManagedTransaction) error {
 			return exec(ctx, tx, `UNWIND $rows AS row
 				MATCH (c:Chunk {id: row.id})
-				CALL db.create.setNodeVectorProperty(c, 'embedding', row.vec)
+				CALL db.create.setNodeVectorProperty(c, $prop, row.vec)
 				SET c.embedded = true,
 					c.status = CASE c.status WHEN 'pending' THEN 'embedded' ELSE c.status END`,
-				map[string]any{"rows": rows})
+				map[string]any{"rows": rows, "prop": s.space.Load().property()})
 		})
 		if err != nil {
 			return fmt.Errorf("neo4j: set embeddings: %w", err)

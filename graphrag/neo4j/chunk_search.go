@@ -12,6 +12,8 @@ import (
 // still pending are not searchable yet. query is plain words: every Lucene special character is escaped,
 // and a query without any word finds nothing.
 func (s *Store) SearchText(ctx context.Context, text string, k int) ([]graphrag.ScoredChunk, error) {
+	s.searchMu.RLock() // reads are read-committed: a replace must not land mid-search
+	defer s.searchMu.RUnlock()
 	q := luceneQuery(text)
 	if q == "" || k <= 0 {
 		return nil, nil
@@ -36,9 +38,15 @@ func (s *Store) SearchText(ctx context.Context, text string, k int) ([]graphrag.
 // SearchVector ranks embedded chunks by cosine similarity to vec through the vector index (approximate,
 // HNSW). Scores are cosine similarities in [-1, 1]; Neo4j's own score is (1 + cosine) / 2.
 func (s *Store) SearchVector(ctx context.Context, vec []float32, k int) ([]graphrag.ScoredChunk, error) {
-	if len(vec) != s.opt.EmbedDim {
-		return nil, fmt.Errorf("neo4j: search vector: query has %d dimensions, the index %d: %w",
-			len(vec), s.opt.EmbedDim, graphrag.ErrDimension)
+	s.searchMu.RLock()
+	defer s.searchMu.RUnlock()
+	sp := s.space.Load()
+	if len(vec) != sp.Dim {
+		// A query embedded just before a re-embedding committed reads the slot it replaced (reindex.go).
+		if sp = s.previousSpace(len(vec)); sp == nil {
+			return nil, fmt.Errorf("neo4j: search vector: query has %d dimensions, the index %d: %w",
+				len(vec), s.embedDim(), graphrag.ErrDimension)
+		}
 	}
 	if k <= 0 || isZero(vec) {
 		return nil, nil
@@ -49,7 +57,7 @@ func (s *Store) SearchVector(ctx context.Context, vec []float32, k int) ([]graph
 		hits, err := s.search(ctx, `CALL db.index.vector.queryNodes($index, $k, $vec) YIELD node AS c, score
 			OPTIONAL MATCH (d:Document)-[:HAS_CHUNK]->(c)
 			RETURN CASE WHEN c.staged OR c.id IS NULL THEN {status: 'pending'} ELSE `+chunkProjection+` END AS chunk, 2 * score - 1 AS score
-			ORDER BY score DESC, c.id`, map[string]any{"index": vectorIndex, "vec": float64s(vec), "k": fetch})
+			ORDER BY score DESC, c.id`, map[string]any{"index": sp.index(), "vec": float64s(vec), "k": fetch})
 		if err != nil {
 			return nil, fmt.Errorf("neo4j: search vector: %w", err)
 		}

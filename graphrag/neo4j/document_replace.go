@@ -31,13 +31,15 @@ func (s *Store) ReuseChunks(ctx context.Context, reuse map[string]string) error 
 		}
 		rows = append(rows, map[string]any{"new": newID, "old": reuse[newID], "staged": string(b)})
 	}
+	s.spaceMu.RLock()
+	defer s.spaceMu.RUnlock()
 	err := s.write(ctx, func(ctx context.Context, tx neo4j.ManagedTransaction) error {
 		return exec(ctx, tx, `UNWIND $rows AS row
 			MATCH (n:Chunk {id: row.new}) WHERE n.staged
-			MATCH (o:Chunk {id: row.old}) WHERE o.status = 'extracted' AND o.embedding IS NOT NULL
-			CALL db.create.setNodeVectorProperty(n, 'embedding', o.embedding)
+			MATCH (o:Chunk {id: row.old}) WHERE o.status = 'extracted' AND o[$prop] IS NOT NULL
+			CALL db.create.setNodeVectorProperty(n, $prop, o[$prop])
 			SET n.embedded = true, n.status = 'extracted', n.error = '', n.stagedContribution = row.staged`,
-			map[string]any{"rows": rows})
+			map[string]any{"rows": rows, "prop": s.space.Load().property()})
 	})
 	if err != nil {
 		return fmt.Errorf("neo4j: reuse chunks: %w", err)
@@ -47,9 +49,15 @@ func (s *Store) ReuseChunks(ctx context.Context, reuse map[string]string) error 
 
 // ReplaceDocument merges a staged document's recorded extractions, deletes the document it replaces and
 // clears its chunks' staged flag, in one transaction. The staged chunks' vectors are in the vector index
-// all along (searches drop staged chunks), so the swap changes no index entry a search could see before
-// another: each search, one read transaction, finds either version whole.
+// all along (searches drop staged chunks). Neo4j's reads are read-committed, so a search running while
+// the transaction commits could see some of its writes and not others (the old version's chunks without
+// their document beside the new version's): searches of this Store wait while it commits (searchMu), so
+// each finds either version whole. Another process's searches are not held back.
 func (s *Store) ReplaceDocument(ctx context.Context, id string) error {
+	s.spaceMu.RLock()
+	defer s.spaceMu.RUnlock()
+	s.searchMu.Lock()
+	defer s.searchMu.Unlock()
 	err := s.write(ctx, func(ctx context.Context, tx neo4j.ManagedTransaction) error {
 		return s.replaceDocument(ctx, tx, id)
 	})
@@ -85,7 +93,7 @@ func (s *Store) replaceDocument(ctx context.Context, tx neo4j.ManagedTransaction
 		if err != nil {
 			return fmt.Errorf("chunk %s: %w", chunkID, err)
 		}
-		plan, err := graphrag.PlanExtraction(x, s.opt.EmbedDim)
+		plan, err := graphrag.PlanExtraction(x, s.embedDim())
 		if err != nil {
 			return fmt.Errorf("chunk %s: %w", chunkID, err)
 		}

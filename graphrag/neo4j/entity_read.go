@@ -55,6 +55,8 @@ func (s *Store) Entities(ctx context.Context, keys []string) ([]graphrag.Entity,
 // SearchEntities finds entities whose name or aliases match the words of query through the entity
 // full-text index, best first.
 func (s *Store) SearchEntities(ctx context.Context, text string, k int) ([]graphrag.Entity, error) {
+	s.searchMu.RLock() // reads are read-committed: a replace must not land mid-search
+	defer s.searchMu.RUnlock()
 	q := luceneQuery(text)
 	if q == "" || k <= 0 {
 		return nil, nil

@@ -27,7 +27,9 @@ import (
 // is locked (so no duplicate edge and no lost update), and the uniqueness constraint on Entity.key makes
 // MERGE create each entity once. Deadlocks that remain are transient errors the driver retries.
 func (s *Store) PutExtraction(ctx context.Context, x graphrag.Extraction) error {
-	plan, err := graphrag.PlanExtraction(x, s.opt.EmbedDim)
+	s.spaceMu.RLock()
+	defer s.spaceMu.RUnlock()
+	plan, err := graphrag.PlanExtraction(x, s.embedDim())
 	if err != nil {
 		return fmt.Errorf("neo4j: put extraction of %s: %w", x.ChunkID, err)
 	}

@@ -18,6 +18,8 @@ const pathsPerHop = 500
 // in both directions: a relation touching a start entity is hop 1, one touching an entity reached at hop 1
 // is hop 2. Nearest first, then the best supported (most chunks), then by type and ID; at most limit.
 func (s *Store) Neighborhood(ctx context.Context, keys []string, hops, limit int) ([]graphrag.Edge, error) {
+	s.searchMu.RLock() // reads are read-committed: a replace must not land mid-read
+	defer s.searchMu.RUnlock()
 	keys = uniqueInOrder(keys)
 	if len(keys) == 0 || limit <= 0 {
 		return nil, nil

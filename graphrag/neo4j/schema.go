@@ -29,16 +29,14 @@ var schemaStatements = []string{
 	"CREATE CONSTRAINT turn_id IF NOT EXISTS FOR (n:Turn) REQUIRE n.id IS UNIQUE",
 	"CREATE CONSTRAINT meta_id IF NOT EXISTS FOR (n:Meta) REQUIRE n.id IS UNIQUE",
 	"CREATE CONSTRAINT community_id IF NOT EXISTS FOR (n:Community) REQUIRE n.id IS UNIQUE",
+	"CREATE CONSTRAINT edit_id IF NOT EXISTS FOR (n:Edit) REQUIRE n.id IS UNIQUE",
+	"CREATE INDEX related_id IF NOT EXISTS FOR ()-[r:RELATED]-() ON (r.id)",
+	"CREATE INDEX edit_created IF NOT EXISTS FOR (n:Edit) ON (n.createdAt)",
 	"CREATE INDEX chunk_doc_ordinal IF NOT EXISTS FOR (n:Chunk) ON (n.docId, n.ordinal)",
 	"CREATE INDEX chunk_embedded IF NOT EXISTS FOR (n:Chunk) ON (n.embedded)",
+	"CREATE INDEX related_id IF NOT EXISTS FOR ()-[r:RELATED]-() ON (r.id)",
 	"CREATE FULLTEXT INDEX " + chunkTextIndex + " IF NOT EXISTS FOR (n:Chunk) ON EACH [n.text]",
 	"CREATE FULLTEXT INDEX " + entityNameIndex + " IF NOT EXISTS FOR (n:Entity) ON EACH [n.name, n.searchText]",
-}
-
-// vectorIndexStatement creates the cosine vector index on chunk embeddings for dimension dim.
-func vectorIndexStatement(dim int) string {
-	return fmt.Sprintf("CREATE VECTOR INDEX %s IF NOT EXISTS FOR (n:Chunk) ON (n.embedding) "+
-		"OPTIONS {indexConfig: {`vector.dimensions`: %d, `vector.similarity_function`: 'cosine'}}", vectorIndex, dim)
 }
 
 // ensureSchema checks that an existing database was built for the configured embeddings, then creates
@@ -50,13 +48,14 @@ func (s *Store) ensureSchema(ctx context.Context) error {
 	}
 	if dim != 0 && dim != s.opt.EmbedDim {
 		return fmt.Errorf("neo4j: the vector index %s on %s has dimension %d but the embedding model gives %d: "+
-			"use the embedding model the database was built with, or an empty database: %w",
-			vectorIndex, s.uri, dim, s.opt.EmbedDim, graphrag.ErrDimension)
+			"run `hopwise reindex --embeddings` to embed every passage again with the configured model (the "+
+			"Status page of `hopwise serve` offers it too), or use the embedding model the database was built with: %w",
+			slotIndex[s.slot], s.uri, dim, s.opt.EmbedDim, graphrag.ErrDimension)
 	}
 	if err := s.checkModel(ctx); err != nil {
 		return err
 	}
-	stmts := append(slices.Clone(schemaStatements), vectorIndexStatement(s.opt.EmbedDim))
+	stmts := append(slices.Clone(schemaStatements), vectorIndexStatement(s.slot, s.opt.EmbedDim))
 	for _, stmt := range stmts {
 		err := s.write(ctx, func(ctx context.Context, tx neo4j.ManagedTransaction) error {
 			return exec(ctx, tx, stmt, nil)
@@ -85,8 +84,8 @@ func (s *Store) vectorIndexDim(ctx context.Context) (int, error) {
 	var dim int
 	err := s.read(ctx, func(ctx context.Context, tx neo4j.ManagedTransaction) error {
 		records, err := query(ctx, tx, `SHOW INDEXES YIELD name, type, labelsOrTypes, properties, options
-			WHERE type = 'VECTOR' AND (name = $name OR ('Chunk' IN labelsOrTypes AND 'embedding' IN properties))
-			RETURN options`, map[string]any{"name": vectorIndex})
+			WHERE type = 'VECTOR' AND (name = $name OR ('Chunk' IN labelsOrTypes AND $prop IN properties))
+			RETURN options`, map[string]any{"name": slotIndex[s.slot], "prop": slotProperty[s.slot]})
 		if err != nil {
 			return err
 		}
@@ -124,5 +123,6 @@ func (s *Store) checkModel(ctx context.Context) error {
 		return nil
 	}
 	return fmt.Errorf("neo4j: %s holds %d chunks embedded with %q but the embedding model is %q: "+
-		"use that model, or an empty database: %w", s.uri, embedded, model, s.opt.EmbedModel, graphrag.ErrDimension)
+		"run `hopwise reindex --embeddings` to embed every passage again with it (the Status page of `hopwise serve` "+
+		"offers it too), or use that model: %w", s.uri, embedded, model, s.opt.EmbedModel, graphrag.ErrDimension)
 }

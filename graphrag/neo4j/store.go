@@ -5,10 +5,12 @@
 package neo4j
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -42,6 +44,17 @@ type Store struct {
 	down atomic.Bool
 	// probeAfter is how long a call may run before a probe checks the server still answers.
 	probeAfter time.Duration
+
+	// space is the embedding space searches use and the slot its vectors are in (reindex.go); slot and
+	// recordedModel are what Open read of it from the Meta node.
+	space         atomic.Pointer[space]
+	slot          int
+	recordedModel string
+	previous      *space // the slot a re-embedding replaced, for PreviousVectorsFor (under searchMu)
+	// spaceMu keeps the space still while vectors are written (shared) and while a re-embedding commits
+	// (exclusive); searchMu keeps searches whole (shared): a vector search in one space, and every search
+	// before or after a replace's commit (exclusive), never across it.
+	spaceMu, searchMu sync.RWMutex
 }
 
 var _ graphrag.Store = (*Store)(nil)
@@ -77,6 +90,10 @@ func Open(ctx context.Context, uri, user, password string, opt Options, logger *
 		_ = driver.Close(context.WithoutCancel(ctx))
 		return nil, err
 	}
+	if err := s.loadSlot(ctx); err != nil {
+		_ = driver.Close(context.WithoutCancel(ctx))
+		return nil, err
+	}
 	if err := s.useRecordedDim(ctx); err != nil {
 		_ = driver.Close(context.WithoutCancel(ctx))
 		return nil, err
@@ -84,6 +101,10 @@ func Open(ctx context.Context, uri, user, password string, opt Options, logger *
 	if err := s.ensureSchema(ctx); err != nil {
 		_ = driver.Close(context.WithoutCancel(ctx))
 		return nil, err
+	}
+	s.space.Store(&space{EmbeddingSpace: graphrag.EmbeddingSpace{Model: cmp.Or(opt.EmbedModel, s.recordedModel), Dim: s.opt.EmbedDim}, slot: s.slot})
+	if err := s.dropInactiveSlot(ctx); err != nil {
+		logger.Warn("neo4j: the vectors a re-embedding replaced are left in the database", "err", err)
 	}
 	logger.Info("neo4j store open", "uri", uri, "database", opt.Database, "dim", opt.EmbedDim, "model", opt.EmbedModel)
 	return s, nil

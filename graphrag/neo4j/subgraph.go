@@ -14,11 +14,13 @@ import (
 // start entity or supported by a start chunk, and the mentions of every entity met (counted, and the
 // first perEntity read). The walk itself runs in Go.
 func (s *Store) Subgraph(ctx context.Context, q graphrag.SubgraphQuery) (graphrag.Subgraph, error) {
+	s.searchMu.RLock() // reads are read-committed: a replace must not land mid-read
+	defer s.searchMu.RUnlock()
 	perEntity, maxRelations := q.PerEntity, q.MaxRelations
 	keys, chunkIDs := uniqueInOrder(q.Keys), uniqueInOrder(q.ChunkIDs)
 	vecs := make([][]float64, 0, len(q.Vectors))
 	for _, v := range q.Vectors {
-		if len(v) == s.opt.EmbedDim {
+		if len(v) == s.embedDim() {
 			vecs = append(vecs, float64s(v))
 		}
 	}
@@ -58,12 +60,12 @@ func (s *Store) Subgraph(ctx context.Context, q graphrag.SubgraphQuery) (graphra
 				WITH DISTINCT r
 				WITH r, size(r.chunkIds) AS support ORDER BY support DESC, r.type, r.id LIMIT $max
 				WITH r, support, startNode(r) AS a, endNode(r) AS b,
-					CASE WHEN r.embedding IS NULL THEN 0.0 ELSE reduce(best = 0.0,
+					CASE WHEN r.embedding IS NULL OR size(r.embedding) <> $dim THEN 0.0 ELSE reduce(best = 0.0,
 						c IN [v IN $vecs | 2 * vector.similarity.cosine(r.embedding, v) - 1] |
 						CASE WHEN c > best THEN c ELSE best END) END AS near
 				RETURN r {.id, .type, .description, .values, .chunkIds, .docIds,
 					source: a.key, target: b.key, sourceName: a.name, targetName: b.name} AS rel, near
-				ORDER BY support DESC, r.type, r.id`, map[string]any{"keys": keys, "near": near, "max": maxRelations, "vecs": vecs,
+				ORDER BY support DESC, r.type, r.id`, map[string]any{"keys": keys, "near": near, "max": maxRelations, "vecs": vecs, "dim": s.embedDim(),
 				"hub": graphrag.MaxHubRelations})
 			if err != nil {
 				return err

@@ -118,7 +118,7 @@ func (s *Store) replaceDocument(ctx context.Context, tx *sql.Tx, id string) ([]s
 	if err != nil {
 		return nil, nil, err
 	}
-	vectors, err := documentVectors(ctx, tx, id, s.dim)
+	vectors, err := documentVectors(ctx, tx, id, s.embedDim())
 	return oldChunks, vectors, err
 }
 
@@ -155,7 +155,7 @@ func (s *Store) mergeStaged(ctx context.Context, tx *sql.Tx, docID string) error
 		if err != nil {
 			return fmt.Errorf("chunk %s: %w", id, err)
 		}
-		plan, err := graphrag.PlanExtraction(x, s.dim)
+		plan, err := graphrag.PlanExtraction(x, s.embedDim())
 		if err != nil {
 			return fmt.Errorf("chunk %s: %w", id, err)
 		}
@@ -224,19 +224,25 @@ func documentVectors(ctx context.Context, tx *sql.Tx, docID string, dim int) (ma
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
 	out := map[string][]float32{}
+	err = scanVectors(rows, dim, func(id string, vec []float32) { out[id] = vec })
+	return out, err
+}
+
+// scanVectors decodes rows of chunk IDs and vectors of dimension dim into put, and closes rows.
+func scanVectors(rows *sql.Rows, dim int, put func(id string, vec []float32)) error {
+	defer rows.Close()
 	for rows.Next() {
 		var id string
 		var blob []byte
 		if err := rows.Scan(&id, &blob); err != nil {
-			return nil, err
+			return err
 		}
 		vec, err := decodeVector(blob, dim)
 		if err != nil {
-			return nil, fmt.Errorf("chunk %s: %w", id, err)
+			return fmt.Errorf("chunk %s: %w", id, err)
 		}
-		out[id] = vec
+		put(id, vec)
 	}
-	return out, rows.Err()
+	return rows.Err()
 }

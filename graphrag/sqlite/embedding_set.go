@@ -16,14 +16,14 @@ import (
 // store's; unknown chunk IDs are skipped.
 func (s *Store) SetEmbeddings(ctx context.Context, vectors map[string][]float32) error {
 	ids := slices.Sorted(maps.Keys(vectors))
-	for _, id := range ids {
-		if len(vectors[id]) != s.dim {
-			return fmt.Errorf("sqlite: set embeddings: chunk %s has %d values, the store %d: %w",
-				id, len(vectors[id]), s.dim, graphrag.ErrDimension)
-		}
-	}
 	s.vecMu.Lock()
 	defer s.vecMu.Unlock()
+	for _, id := range ids {
+		if len(vectors[id]) != s.embedDim() {
+			return fmt.Errorf("sqlite: set embeddings: chunk %s has %d values, the store %d: %w",
+				id, len(vectors[id]), s.embedDim(), graphrag.ErrDimension)
+		}
+	}
 	var stored []string
 	err := s.write(ctx, "set embeddings", func(tx *sql.Tx) error {
 		stored = stored[:0]
@@ -80,7 +80,7 @@ func (s *Store) loadVectors(ctx context.Context) error {
 		if err := rows.Scan(&id, &blob); err != nil {
 			return err
 		}
-		vec, err := decodeVector(blob, s.dim)
+		vec, err := decodeVector(blob, s.embedDim())
 		if err != nil {
 			return fmt.Errorf("chunk %s: %w", id, err)
 		}

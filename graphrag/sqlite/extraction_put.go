@@ -20,7 +20,9 @@ import (
 // graphrag.ErrDimension, an unknown chunk ErrNotFound. A staged chunk's extraction is only recorded, and
 // merged by ReplaceDocument.
 func (s *Store) PutExtraction(ctx context.Context, x graphrag.Extraction) error {
-	plan, err := graphrag.PlanExtraction(x, s.dim)
+	s.spaceMu.RLock()
+	defer s.spaceMu.RUnlock()
+	plan, err := graphrag.PlanExtraction(x, s.embedDim())
 	if err != nil {
 		return fmt.Errorf("sqlite: put extraction of %s: %w", x.ChunkID, err)
 	}

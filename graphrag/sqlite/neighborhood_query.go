@@ -79,6 +79,8 @@ func (s *Store) relationsTouching(ctx context.Context, keys []string) ([]support
 
 // readRelations reads the relations matching where, with their support and vectors.
 func (s *Store) readRelations(ctx context.Context, where string, args []any) ([]supported, error) {
+	s.spaceMu.RLock() // the vectors read and the dimension they are decoded with are of one space
+	defer s.spaceMu.RUnlock()
 	rows, err := s.reader.QueryContext(ctx, `SELECT r.id, r.source, r.target, r.type, r.description, r.vals, r.embedding,
 		(SELECT count(*) FROM relation_chunks rc WHERE rc.relation_id = r.id)
 		FROM relations r WHERE `+where, args...)
@@ -98,7 +100,7 @@ func (s *Store) readRelations(ctx context.Context, where string, args []any) ([]
 			return nil, fmt.Errorf("relation %s values: %w", r.ID, err)
 		}
 		if vec != nil {
-			if r.Embedding, err = decodeVector(vec, s.dim); err != nil {
+			if r.Embedding, err = decodeVector(vec, s.embedDim()); err != nil {
 				return nil, fmt.Errorf("relation %s: %w", r.ID, err)
 			}
 		}

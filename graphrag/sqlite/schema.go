@@ -148,4 +148,10 @@ ALTER TABLE chunks ADD COLUMN staged TEXT;`,
 	summary       TEXT NOT NULL DEFAULT '',
 	summarized_at INTEGER NOT NULL DEFAULT 0
 );`,
+	// 7: re-embedding: each chunk's and relation's vector from the model being moved to, staged beside the
+	// searched one until the re-embedding commits (reindex.go).
+	`ALTER TABLE chunks ADD COLUMN embedding_next BLOB;
+ALTER TABLE relations ADD COLUMN embedding_next BLOB;
+CREATE INDEX chunks_reembed ON chunks(seq) WHERE embedding IS NOT NULL AND embedding_next IS NULL;
+CREATE INDEX relations_reembed ON relations(id) WHERE embedding IS NOT NULL AND embedding_next IS NULL;`,
 }

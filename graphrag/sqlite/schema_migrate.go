@@ -67,9 +67,13 @@ func (s *Store) checkEmbedding(ctx context.Context, opt Options) error {
 		}
 		if dim != 0 && dim != opt.EmbedDim || model != "" && opt.EmbedModel != "" && model != opt.EmbedModel {
 			return fmt.Errorf("the file was built with embedding model %q of dimension %d, but the configured "+
-				"model is %q of dimension %d: configure the model the file was built with, or use a new data "+
-				"directory (or delete the file) and ingest the documents again: %w",
+				"model is %q of dimension %d: run `hopwise reindex --embeddings` to embed every passage again "+
+				"with the configured model (the Status page of `hopwise serve` offers it too), or configure the "+
+				"model the file was built with: %w",
 				model, dim, opt.EmbedModel, opt.EmbedDim, graphrag.ErrDimension)
+		}
+		if opt.EmbedModel == "" {
+			s.space.Store(&graphrag.EmbeddingSpace{Model: model, Dim: opt.EmbedDim})
 		}
 		if dim == 0 {
 			if err := setMeta(ctx, tx, metaEmbedDim, strconv.Itoa(opt.EmbedDim)); err != nil {

@@ -28,7 +28,9 @@ func TestMigrateFromAnOlderVersion(t *testing.T) {
 	}
 	fill(t, s, "a.txt")
 	// Take the file back to version 1, as an older Hopwise left it.
-	if _, err := s.writer.ExecContext(t.Context(), `DROP TABLE chunks_vocab;
+	if _, err := s.writer.ExecContext(t.Context(), `DROP INDEX chunks_reembed; DROP INDEX relations_reembed;
+		ALTER TABLE chunks DROP COLUMN embedding_next; ALTER TABLE relations DROP COLUMN embedding_next;
+		DROP TABLE chunks_vocab;
 		ALTER TABLE relations DROP COLUMN embedding;
 		ALTER TABLE documents DROP COLUMN replaces;
 		ALTER TABLE chunks DROP COLUMN staged;

@@ -31,8 +31,8 @@ func TestOpenWithTheRecordedDimension(t *testing.T) {
 		t.Fatalf("Open with the recorded dimension: %v", err)
 	}
 	defer s.Close()
-	if s.dim != 4 || s.vectors.len() != 2 {
-		t.Errorf("opened with dimension %d and %d vectors, want 4 and 2", s.dim, s.vectors.len())
+	if s.embedDim() != 4 || s.vectors.len() != 2 {
+		t.Errorf("opened with dimension %d and %d vectors, want 4 and 2", s.embedDim(), s.vectors.len())
 	}
 	hits, err := s.SearchVector(t.Context(), []float32{0, 1, 0, 0}, 1)
 	if err != nil || len(hits) != 1 || hits[0].ID != ids[1] {

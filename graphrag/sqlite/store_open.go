@@ -45,8 +45,10 @@ type Options struct {
 // reads through a pool; vector search runs over an in-memory copy of the normalised vectors, so use one
 // Store per file in a process: the copy sees only writes made through its own Store.
 type Store struct {
-	path    string
-	dim     int
+	path string
+	// space is the embedding model and dimension of the searched vectors; a committed re-embedding
+	// replaces it (reindex.go).
+	space   atomic.Pointer[graphrag.EmbeddingSpace]
 	writer  *sql.DB
 	reader  *sql.DB
 	vectors *vectorIndex
@@ -56,7 +58,13 @@ type Store struct {
 	// swapMu lets ReplaceDocument commit and swap the in-memory vectors while no vector search runs
 	// (searches hold it shared), so a search never scans one version and reads the chunks of the other.
 	swapMu sync.RWMutex
-	logger *slog.Logger
+	// spaceMu keeps the embedding space still while a write plans with its dimension or a read decodes
+	// relation vectors (shared), and while CommitReembed changes it (exclusive).
+	spaceMu sync.RWMutex
+	// previous is the vector index a committed re-embedding replaced, searched by queries of its
+	// dimension for PreviousVectorsFor (under swapMu).
+	previous *vectorIndex
+	logger   *slog.Logger
 
 	state   openState
 	reserve int64
@@ -107,9 +115,10 @@ func Open(ctx context.Context, path string, opt Options, logger *slog.Logger) (*
 	readers := max(4, runtime.NumCPU())
 	reader.SetMaxOpenConns(readers)
 	reader.SetMaxIdleConns(readers)
-	s := &Store{path: path, dim: opt.EmbedDim, writer: writer, reader: reader, vectors: newVectorIndex(opt.EmbedDim), logger: logger,
+	s := &Store{path: path, writer: writer, reader: reader, vectors: newVectorIndex(opt.EmbedDim), logger: logger,
 		state:   openState{existed: existed, forced: forced},
 		reserve: opt.ReserveBytes, minFree: cmp.Or(opt.MinFreeBytes, DefaultMinFreeBytes)}
+	s.space.Store(&graphrag.EmbeddingSpace{Model: opt.EmbedModel, Dim: opt.EmbedDim})
 	if err := s.prepare(ctx, opt); err != nil {
 		s.Close()
 		return nil, err

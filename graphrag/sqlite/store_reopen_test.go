@@ -27,7 +27,7 @@ func fill(t *testing.T, s *Store, name string) []string {
 	if err := s.PutChunks(ctx, doc.ID, chunks); err != nil {
 		t.Fatalf("PutChunks: %v", err)
 	}
-	v0, v1 := make([]float32, s.dim), make([]float32, s.dim)
+	v0, v1 := make([]float32, s.embedDim()), make([]float32, s.embedDim())
 	v0[0], v1[1] = 1, 1
 	if err := s.SetEmbeddings(ctx, map[string][]float32{chunks[0].ID: v0, chunks[1].ID: v1}); err != nil {
 		t.Fatalf("SetEmbeddings: %v", err)
@@ -101,7 +101,7 @@ func TestReopenWithOtherEmbeddingFails(t *testing.T) {
 			if !errors.Is(err, graphrag.ErrDimension) {
 				t.Errorf("error %v does not wrap ErrDimension", err)
 			}
-			for _, m := range append(tc.mentions, "ingest the documents again") {
+			for _, m := range append(tc.mentions, "run `hopwise reindex --embeddings`") {
 				if !strings.Contains(err.Error(), m) {
 					t.Errorf("error %q does not say %q", err, m)
 				}

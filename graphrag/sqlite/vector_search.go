@@ -10,13 +10,17 @@ import (
 // SearchVector ranks embedded chunks by exact cosine similarity to vec, best first, over the in-memory
 // copy of the vectors. A vector of another dimension fails with ErrDimension; a zero vector finds nothing.
 func (s *Store) SearchVector(ctx context.Context, vec []float32, k int) ([]graphrag.ScoredChunk, error) {
-	if len(vec) != s.dim {
-		return nil, fmt.Errorf("sqlite: search vector: query has %d values, the store %d: %w",
-			len(vec), s.dim, graphrag.ErrDimension)
-	}
 	s.swapMu.RLock()
 	defer s.swapMu.RUnlock()
-	hits := s.vectors.search(vec, k)
+	index := s.vectors
+	if len(vec) != s.embedDim() {
+		// A query embedded just before a re-embedding committed reads the vectors it replaced (reindex.go).
+		if index = s.previousIndex(len(vec)); index == nil {
+			return nil, fmt.Errorf("sqlite: search vector: query has %d values, the store %d: %w",
+				len(vec), s.embedDim(), graphrag.ErrDimension)
+		}
+	}
+	hits := index.search(vec, k)
 	if len(hits) == 0 {
 		return nil, nil
 	}

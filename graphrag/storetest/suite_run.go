@@ -33,6 +33,7 @@ func Run(t *testing.T, newStore func(t *testing.T, dim int) graphrag.Store) {
 		{"DeleteDocument", deleteCases},
 		{"RetryFailedChunks", retryCases},
 		{"ReplaceDocument", replaceCases},
+		{"Reembed", reindexCases},
 		{"Concurrency", concurrencyCases},
 		{"Communities", communityCases},
 		{"Conversations", conversationCases},

@@ -1,0 +1,244 @@
+package graphrag
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+)
+
+// ErrReindexRunning: a re-index is already running in this process.
+var ErrReindexRunning = errors.New("a re-index is already running")
+
+// ReindexOptions say what a re-index does again: embed every passage and fact with the configured
+// embedding model.
+type ReindexOptions struct {
+	Embeddings bool
+	Batch      int // passages and facts per embedding call (default 32)
+}
+
+// Reindex steps, as ReindexProgress names them.
+const (
+	StepEmbeddings = "embeddings"
+)
+
+// ReindexProgress is a snapshot of a re-index: the step, what of it is done, and how it ended.
+type ReindexProgress struct {
+	Step        string
+	Done, Total int
+	Finished    bool   // the whole re-index ended, well or not
+	Error       string // why it stopped, when it did
+}
+
+// Reindexer re-embeds and re-extracts a store's passages with the configured models. Everything it has
+// done is kept in the store (Store.ReembedState), so a re-index interrupted at any point, by a crash or a
+// cancelled context, goes on where it stopped the next time it runs; searches keep answering from the old
+// vectors until the new ones are complete.
+type Reindexer struct {
+	store  Store
+	embed  Embedder       // the configured embedding model
+	space  EmbeddingSpace // its model and dimension
+	logger *slog.Logger
+
+	mu      sync.Mutex
+	running bool
+	last    ReindexProgress
+}
+
+// NewReindexer returns a Reindexer that moves store to space, whose vectors embed gives.
+func NewReindexer(store Store, embed Embedder, space EmbeddingSpace, logger *slog.Logger) *Reindexer {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	return &Reindexer{store: store, embed: embed, space: space, logger: logger}
+}
+
+// Space is the embedding space the Reindexer moves the store to: the configured model's.
+func (r *Reindexer) Space() EmbeddingSpace { return r.space }
+
+// Run re-indexes in the caller's goroutine, reporting progress (which may be nil) after every batch.
+// Only one re-index runs at a time in a process: a second is ErrReindexRunning.
+func (r *Reindexer) Run(ctx context.Context, opt ReindexOptions, progress func(ReindexProgress)) error {
+	if !opt.Embeddings {
+		return errors.New("graphrag: re-index: nothing to do")
+	}
+	r.mu.Lock()
+	if r.running {
+		r.mu.Unlock()
+		return ErrReindexRunning
+	}
+	r.running, r.last = true, ReindexProgress{}
+	r.mu.Unlock()
+	report := func(p ReindexProgress) {
+		r.mu.Lock()
+		r.last = p
+		r.mu.Unlock()
+		if progress != nil {
+			progress(p)
+		}
+	}
+	err := r.run(ctx, opt, report)
+	end := ReindexProgress{Finished: true}
+	r.mu.Lock()
+	end.Step, end.Done, end.Total = r.last.Step, r.last.Done, r.last.Total
+	r.mu.Unlock()
+	if err != nil {
+		end.Error = err.Error()
+	}
+	report(end)
+	r.mu.Lock()
+	r.running = false
+	r.mu.Unlock()
+	return err
+}
+
+// Start runs a re-index in the background until it ends or ctx does; Progress follows it.
+func (r *Reindexer) Start(ctx context.Context, opt ReindexOptions) error {
+	r.mu.Lock()
+	running := r.running
+	r.mu.Unlock()
+	if running {
+		return ErrReindexRunning
+	}
+	started := make(chan error, 1)
+	go func() {
+		err := r.Run(ctx, opt, func(ReindexProgress) {
+			select {
+			case started <- nil:
+			default:
+			}
+		})
+		select {
+		case started <- err:
+		default:
+		}
+		if err != nil && ctx.Err() == nil {
+			r.logger.Warn("re-index failed", "err", err)
+		}
+	}()
+	if err := <-started; errors.Is(err, ErrReindexRunning) {
+		return err
+	}
+	return nil
+}
+
+// Progress is the last snapshot of the re-index running in this process, or of the last one that ran;
+// running says whether one runs now.
+func (r *Reindexer) Progress() (p ReindexProgress, running bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.last, r.running
+}
+
+func (r *Reindexer) run(ctx context.Context, opt ReindexOptions, report func(ReindexProgress)) error {
+	if opt.Batch <= 0 {
+		opt.Batch = 32
+	}
+	if opt.Embeddings {
+		if err := r.reembed(ctx, opt.Batch, report); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// commitTries bounds the commits a re-embedding tries: each finds what was embedded meanwhile (new
+// uploads) and stages it first.
+const commitTries = 5
+
+// reembed stages a vector of the configured model for every passage and fact that has none yet, then
+// commits them all at once.
+func (r *Reindexer) reembed(ctx context.Context, batch int, report func(ReindexProgress)) error {
+	if r.space.Dim <= 0 {
+		return errors.New("graphrag: re-embed: the embedding model's dimension is not known")
+	}
+	st, err := r.store.ReembedState(ctx)
+	if err != nil {
+		return fmt.Errorf("graphrag: re-embed: %w", err)
+	}
+	if st.Target != r.space {
+		if st.Target.Dim != 0 {
+			r.logger.Info("re-embed: another model was being staged; starting over", "was", st.Target, "now", r.space)
+		}
+		if err := r.store.BeginReembed(ctx, r.space); err != nil {
+			return fmt.Errorf("graphrag: re-embed: %w", err)
+		}
+		st.ChunksStaged, st.RelationsStaged = 0, 0
+	}
+	done, total := st.ChunksStaged+st.RelationsStaged, st.Chunks+st.Relations
+	r.logger.Info("re-embedding", "model", r.space.Model, "dim", r.space.Dim, "done", done, "total", total)
+	report(ReindexProgress{Step: StepEmbeddings, Done: done, Total: total})
+	// Every round stages at least one item or ends; the cap is the rounds all of them need, twice, plus
+	// room for what new uploads add meanwhile.
+	rounds := 2*(total/batch+1) + 100
+	for tries := 0; rounds > 0; rounds-- {
+		chunks, rels, err := r.store.ReembedTodo(ctx, batch)
+		if err != nil {
+			return fmt.Errorf("graphrag: re-embed: %w", err)
+		}
+		if len(chunks)+len(rels) == 0 {
+			err := r.store.CommitReembed(ctx)
+			if errors.Is(err, ErrReembedIncomplete) && tries < commitTries {
+				tries++
+				continue
+			}
+			if err != nil {
+				return fmt.Errorf("graphrag: re-embed: %w", err)
+			}
+			report(ReindexProgress{Step: StepEmbeddings, Done: total, Total: total})
+			r.logger.Info("re-embedded", "model", r.space.Model, "dim", r.space.Dim, "passages and facts", total)
+			return nil
+		}
+		n, err := r.stage(ctx, chunks, rels)
+		if err != nil {
+			return fmt.Errorf("graphrag: re-embed: %w", err)
+		}
+		done += n
+		total = max(total, done)
+		report(ReindexProgress{Step: StepEmbeddings, Done: done, Total: total})
+	}
+	return errors.New("graphrag: re-embed: passages keep arriving faster than they are embedded; run it again")
+}
+
+// stage embeds one batch of passages and facts with the configured model and stages the vectors.
+func (r *Reindexer) stage(ctx context.Context, chunks []Chunk, rels []Relation) (int, error) {
+	texts := make([]string, 0, len(chunks)+len(rels))
+	for _, c := range chunks {
+		texts = append(texts, c.Text)
+	}
+	for _, rel := range rels {
+		texts = append(texts, FactText(rel))
+	}
+	callCtx, cancel := context.WithTimeout(ctx, embedDeadline)
+	defer cancel()
+	vecs, err := r.embed.Embed(callCtx, texts)
+	if err != nil {
+		return 0, fmt.Errorf("embedding failed: %w", err)
+	}
+	if len(vecs) != len(texts) {
+		return 0, fmt.Errorf("embedding failed: %d vectors for %d texts", len(vecs), len(texts))
+	}
+	cv, rv := make(map[string][]float32, len(chunks)), make(map[string][]float32, len(rels))
+	for i, c := range chunks {
+		cv[c.ID] = vecs[i]
+	}
+	for i, rel := range rels {
+		rv[rel.ID] = vecs[len(chunks)+i]
+	}
+	for _, v := range vecs {
+		if len(v) != r.space.Dim {
+			return 0, fmt.Errorf("the embedding model %q gave %d values, not the %d it is configured with: %w",
+				r.space.Model, len(v), r.space.Dim, ErrDimension)
+		}
+	}
+	if err := r.store.StageEmbeddings(ctx, cv, rv); err != nil {
+		return 0, err
+	}
+	return len(texts), nil
+}
+
+// embedDeadline bounds one embedding call of a re-index beyond the client's own deadline per attempt,
+// so that retries cannot hold a batch forever.
+const embedDeadline = 10 * time.Minute
