@@ -75,6 +75,15 @@ type Config struct {
 	MaxConns   int    // connections served at once
 	StoreForce bool   // open an empty, schema-less or damaged store file anyway
 
+	AdminUser      string        // the first admin's name, on a store without accounts
+	AdminPassword  string        // the first admin's password; empty with AdminUser: a setup link is logged
+	TrustedProxies string        // proxies whose X-Forwarded-For is believed: addresses or CIDRs, comma-separated
+	SessionIdle    time.Duration // a session unused this long ends
+	SessionMax     time.Duration // a session ends this long after its sign-in
+
+	RemoteURL   string // a Hopwise server the CLI asks instead of opening the store (HOPWISE_URL)
+	RemoteToken string // the API token it sends (HOPWISE_TOKEN)
+
 	envErrs []string // environment values that did not parse
 }
 
@@ -232,6 +241,18 @@ func (c *Config) settings(lookup func(string) (string, bool)) []setting {
 		integer(&c.MaxConns, "max-conns", "connections served at once; more wait to be accepted", 512, "HOPWISE_MAX_CONNS"),
 		boolean(&c.StoreForce, "store-force", "open the SQLite file even when it is empty, holds no Hopwise schema or "+
 			"fails PRAGMA quick_check (the status page then says so)", false, "HOPWISE_STORE_FORCE"),
+
+		str(&c.AdminUser, "admin-user", "on a store without accounts, the first admin's user name (with HOPWISE_ADMIN_PASSWORD "+
+			"the account is created; without, a one-time setup link is logged)", "", "HOPWISE_ADMIN_USER"),
+		secret(&c.AdminPassword, "admin-password", "on a store without accounts, the first admin's password (12 to 128 characters)",
+			"HOPWISE_ADMIN_PASSWORD"),
+		str(&c.TrustedProxies, "trusted-proxies", "reverse proxies (addresses or CIDR ranges, comma-separated) whose X-Forwarded-For "+
+			"and X-Forwarded-Proto are believed, for rate limits, logs and Secure cookies", "", "HOPWISE_TRUSTED_PROXIES"),
+		duration(&c.SessionIdle, "session-idle", "a signed-in browser unused this long is signed out", 30*time.Minute, "HOPWISE_SESSION_IDLE"),
+		duration(&c.SessionMax, "session-max", "a signed-in browser is signed out this long after signing in", 12*time.Hour, "HOPWISE_SESSION_MAX"),
+		str(&c.RemoteURL, "url", "a running Hopwise (http://host:port) that ask sends the question to instead of opening the store",
+			"", "HOPWISE_URL"),
+		secret(&c.RemoteToken, "token", "the API token sent to HOPWISE_URL (create one on the Settings page)", "HOPWISE_TOKEN"),
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/hopwise/hopwise/apiv1"
+	"github.com/hopwise/hopwise/auth"
 	"github.com/hopwise/hopwise/graphrag"
 	"github.com/hopwise/hopwise/web"
 	"github.com/labstack/echo/v4"
@@ -66,6 +67,10 @@ func (s *server) classify(err error) (int, string) {
 		return http.StatusConflict, ambiguousProblem(ambiguous)
 	case errors.Is(err, graphrag.ErrNothingToRetry):
 		return http.StatusConflict, "Nothing in this document failed, or it is still being read: there is nothing to try again."
+	case errors.Is(err, auth.ErrForbidden):
+		return http.StatusForbidden, "Your role does not allow this. An admin can change your role."
+	case errors.Is(err, auth.ErrNotFound):
+		return http.StatusNotFound, "That account or token was not found."
 	case errors.Is(err, graphrag.ErrNotFound):
 		return http.StatusNotFound, "That was not found. It may have been deleted."
 	case errors.Is(err, graphrag.ErrUnavailable):

@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/a-h/templ"
+	"github.com/hopwise/hopwise/auth"
 	"github.com/hopwise/hopwise/web"
 	"github.com/labstack/echo/v4"
 )
@@ -17,7 +18,11 @@ func render(c echo.Context, status int, comp templ.Component) error {
 
 // meta is the layout view model of a page.
 func meta(c echo.Context, title string, nav web.Nav) web.Meta {
-	return web.Meta{Title: title, Nav: nav, CSRF: csrfToken(c)}
+	m := web.Meta{Title: title, Nav: nav, CSRF: csrfToken(c)}
+	if p, ok := principalOf(c); ok && !p.Local {
+		m.User, m.Admin = p.Name(), p.Role == auth.Admin
+	}
+	return m
 }
 
 // csrfToken is the token the CSRF middleware expects back with state-changing requests.

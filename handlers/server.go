@@ -8,9 +8,11 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"time"
 
 	"github.com/hopwise/hopwise/apiv1"
+	"github.com/hopwise/hopwise/auth"
 	"github.com/hopwise/hopwise/urlfetch"
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
@@ -64,6 +66,11 @@ type Deps struct {
 	// Closing is closed when the server starts shutting down: progress streams end at once so that
 	// shutdown waits only for answers being written.
 	Closing <-chan struct{}
+	// Auth signs people in and keeps accounts, sessions and tokens (access.go); nil: everyone is the
+	// local user, as on a laptop without accounts.
+	Auth *auth.Service
+	// TrustedProxies are the peers whose X-Forwarded-For and X-Forwarded-Proto are believed (client_ip.go).
+	TrustedProxies []netip.Prefix
 }
 
 // server holds the dependencies every handler shares.
@@ -72,6 +79,9 @@ type server struct {
 	asks *askRegistry
 	// askRate counts every client's questions, whichever interface asks them.
 	askRate middleware.RateLimiterStore
+	// groupNotFound holds the paths of the routes Echo adds for a group's unknown addresses (access lets
+	// them answer 404).
+	groupNotFound map[string]bool
 }
 
 // New returns the Echo instance with every route and middleware.
@@ -92,9 +102,9 @@ func New(d Deps) *echo.Echo {
 	e := echo.New()
 	e.HideBanner = true
 	e.HidePort = true
-	// Clients are identified by the connection's address: forwarded-for headers are not trusted, so a client
-	// cannot dodge the rate limits by inventing addresses.
-	e.IPExtractor = echo.ExtractIPDirect()
+	// Clients are identified by the connection's address, or behind a trusted proxy by the address it
+	// forwards: a client cannot dodge the rate limits by inventing addresses.
+	e.IPExtractor = clientIP(d.TrustedProxies)
 	e.HTTPErrorHandler = s.respondError
 	e.Use(middleware.Recover())
 	e.Use(requestLog(d.Logger))
@@ -103,7 +113,9 @@ func New(d Deps) *echo.Echo {
 	e.Use(slowBodyGuard(d.Limits.MinBodyRate, d.Limits.BodyGrace))
 	e.Use(limitBodies(d.Limits.MaxRequestBytes))
 	e.Use(csrfProtection(d.Secret))
+	e.Use(s.access)
 	s.routes(e)
+	s.groupNotFound = groupNotFoundPaths(e)
 	return e
 }
 
@@ -152,6 +164,7 @@ func (s *server) routes(e *echo.Echo) {
 	s.routesV1(e, askLimit, uploadLimit)
 	s.routeMCP(e)
 	s.routesOpenAI(e, askLimit)
+	s.routesAuth(e)
 }
 
 // NewHTTPServer wraps h with the timeouts that protect against slow clients (Slowloris): headers must
@@ -190,8 +203,12 @@ func requestLog(logger *slog.Logger) echo.MiddlewareFunc {
 			if err != nil {
 				c.Error(err)
 			}
-			logger.Info("request", "method", c.Request().Method, "path", c.Request().URL.Path,
-				"status", c.Response().Status, "duration", time.Since(start).Round(time.Millisecond))
+			attrs := []any{"method", c.Request().Method, "path", c.Request().URL.Path,
+				"status", c.Response().Status, "duration", time.Since(start).Round(time.Millisecond), "client", c.RealIP()}
+			if p, ok := principalOf(c); ok && !p.Local {
+				attrs = append(attrs, "user", p.Name())
+			}
+			logger.Info("request", attrs...)
 			return nil
 		}
 	}

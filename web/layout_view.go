@@ -11,6 +11,8 @@ const (
 	NavDocuments Nav = "documents"
 	NavGraph     Nav = "graph"
 	NavStatus    Nav = "status"
+	NavSettings  Nav = "settings"
+	NavAdmin     Nav = "admin"
 )
 
 // Meta is what every page's layout needs.
@@ -20,6 +22,10 @@ type Meta struct {
 	CSRF  string // token htmx sends in X-CSRF-Token and forms in _csrf
 	// Scripts are extra script paths of this page, served from /static.
 	Scripts []string
+	// User is the signed-in account's name (empty: nobody signed in, or a laptop install without
+	// accounts); Admin shows the admin page in the navigation.
+	User  string
+	Admin bool
 }
 
 // csrfHeaders is the hx-headers value that makes htmx send the CSRF token with every request.

@@ -49,7 +49,7 @@ var (
 		"max-llm-calls", "max-tokens", "max-run-time", "hyde", "skip", "profile"}
 	ingestFlags = []string{"ingest-workers", "max-upload-bytes", "entity-types"}
 	serverFlags = []string{"addr", "public-host", "max-conns", "max-request-bytes", "max-question-chars",
-		"ask-per-minute", "upload-per-minute"}
+		"ask-per-minute", "upload-per-minute", "admin-user", "trusted-proxies", "session-idle", "session-max"}
 )
 
 // settings binds the configuration for cmd: the flags of the named groups (and the log flags) on cmd, every

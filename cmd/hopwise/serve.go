@@ -50,6 +50,15 @@ func serve(ctx context.Context, e *env, cfg *config.Config, logger *slog.Logger)
 		logger.Info("scanned PDFs are read with OCR", "ocr", tools.Version)
 	}
 
+	accounts, setup, err := openAccounts(ctx, a.store, cfg, logger)
+	if err != nil {
+		return err
+	}
+	proxies, err := handlers.ParseTrustedProxies(cfg.TrustedProxies)
+	if err != nil {
+		return usageError(err)
+	}
+
 	closing := make(chan struct{})
 	h := handlers.New(handlers.Deps{
 		Logger: logger, Status: a.status, Store: a.store, Ingester: a.ingester, Chat: agent.NewChat(ag, a.store),
@@ -59,7 +68,7 @@ func serve(ctx context.Context, e *env, cfg *config.Config, logger *slog.Logger)
 			AskPerMinute: cfg.AskPerMinute, UploadPerMinute: cfg.UploadPerMinute,
 		},
 		PublicHosts: strings.Split(cfg.PublicHost, ","), Secret: []byte(cfg.Secret),
-		Closing: closing,
+		Closing: closing, Auth: accounts, TrustedProxies: proxies,
 	})
 	ln, err := handlers.Listen(cfg.Addr, cfg.MaxConns)
 	if err != nil {
@@ -85,6 +94,10 @@ func serve(ctx context.Context, e *env, cfg *config.Config, logger *slog.Logger)
 	}()
 
 	fmt.Fprintf(e.stdout, "Hopwise is running at http://%s (Ctrl-C to stop)\n", ln.Addr())
+	if setup != "" {
+		logger.Warn("no account exists yet: open the one-time setup link to choose the first admin's password",
+			"user", cfg.AdminUser, "link", setupURL(cfg, ln.Addr().String(), setup))
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {

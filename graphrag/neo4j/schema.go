@@ -55,7 +55,7 @@ func (s *Store) ensureSchema(ctx context.Context) error {
 	if err := s.checkModel(ctx); err != nil {
 		return err
 	}
-	stmts := append(slices.Clone(schemaStatements), vectorIndexStatement(s.slot, s.opt.EmbedDim))
+	stmts := append(slices.Concat(schemaStatements, authSchemaStatements), vectorIndexStatement(s.slot, s.opt.EmbedDim))
 	for _, stmt := range stmts {
 		err := s.write(ctx, func(ctx context.Context, tx neo4j.ManagedTransaction) error {
 			return exec(ctx, tx, stmt, nil)

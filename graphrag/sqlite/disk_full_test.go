@@ -111,7 +111,7 @@ func TestDeletesWorkOnAFullDisk(t *testing.T) {
 		t.Errorf("%d documents left", len(left))
 	}
 	// The room freed inside the file takes new documents, and the check says so.
-	if _, _, err := s.PutDocument(t.Context(), graphrag.Document{ID: "new", Name: "new.txt"}, make([]byte, 64<<10)); err != nil {
+	if _, _, err := s.PutDocument(t.Context(), graphrag.Document{ID: "new", Name: "new.txt"}, make([]byte, 16<<10)); err != nil {
 		t.Errorf("upload after the deletes: %v", err)
 	}
 	if c := checkNamed(t, s, "disk space"); !c.OK {

@@ -154,4 +154,6 @@ ALTER TABLE chunks ADD COLUMN staged TEXT;`,
 ALTER TABLE relations ADD COLUMN embedding_next BLOB;
 CREATE INDEX chunks_reembed ON chunks(seq) WHERE embedding IS NOT NULL AND embedding_next IS NULL;
 CREATE INDEX relations_reembed ON relations(id) WHERE embedding IS NOT NULL AND embedding_next IS NULL;`,
+	// 8: accounts, sessions, API tokens and the audit log of package auth (authSchema in auth.go).
+	authSchema,
 }

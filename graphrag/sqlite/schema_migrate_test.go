@@ -36,6 +36,7 @@ func TestMigrateFromAnOlderVersion(t *testing.T) {
 		ALTER TABLE chunks DROP COLUMN staged;
 		ALTER TABLE chunks DROP COLUMN page;
 		DROP TABLE communities;
+		DROP TABLE audit; DROP TABLE api_tokens; DROP TABLE sessions; DROP TABLE accounts;
 		UPDATE meta SET value = '1' WHERE key = 'schema_version'`); err != nil {
 		t.Fatal(err)
 	}

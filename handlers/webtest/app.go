@@ -7,11 +7,14 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/hopwise/hopwise/agent"
+	"github.com/hopwise/hopwise/auth"
+	"github.com/hopwise/hopwise/auth/authtest"
 	"github.com/hopwise/hopwise/graphrag"
 	"github.com/hopwise/hopwise/graphrag/sqlite"
 	"github.com/hopwise/hopwise/handlers"
@@ -34,6 +37,10 @@ type Options struct {
 	ModelCalls   int              // chat calls in flight at once (default 8; llm.LocalConcurrency is the local server's)
 	// Demo starts from a copy of a store that already holds the demo corpus, ingested once per test binary.
 	Demo bool
+	// Auth configures the accounts (App.Auth): none exist at first, so nobody signs in unless
+	// Auth.Required is set or the test creates one. Its hash defaults to authtest.FastHash.
+	Auth           auth.Options
+	TrustedProxies []netip.Prefix
 }
 
 // App is a running web app without its HTTP server: Handler serves requests.
@@ -41,6 +48,7 @@ type App struct {
 	Model    *llmtest.Server
 	Store    *sqlite.Store
 	Ingester *graphrag.Ingester
+	Auth     *auth.Service
 	Handler  http.Handler
 	closing  chan struct{}
 	script   *script
@@ -81,11 +89,19 @@ func New(t testing.TB, opt Options) *App {
 	}()
 	retriever := graphrag.NewRetriever(store, client)
 	ag := agent.New(client, retriever, nil, nil, agent.Config{MaxRunTime: time.Minute}, logger)
-	a := &App{Model: model, Store: store, Ingester: ingester, closing: make(chan struct{}), script: sc}
+	if opt.Auth.Hash == (auth.HashParams{}) {
+		opt.Auth.Hash = authtest.FastHash
+	}
+	accounts, err := auth.New(ctx, store, opt.Auth)
+	if err != nil {
+		cancel()
+		t.Fatalf("auth: %v", err)
+	}
+	a := &App{Model: model, Store: store, Ingester: ingester, Auth: accounts, closing: make(chan struct{}), script: sc}
 	a.Handler = handlers.New(handlers.Deps{
 		Logger: logger, Status: func(context.Context) handlers.Status { return status() },
 		Store: store, Ingester: ingester, Chat: agent.NewChat(ag, store), Retriever: retriever, Limits: opt.Limits, Closing: a.closing,
-		URLFetch: opt.URLFetch, PublicHosts: opt.PublicHosts,
+		URLFetch: opt.URLFetch, PublicHosts: opt.PublicHosts, Auth: accounts, TrustedProxies: opt.TrustedProxies,
 	})
 	t.Cleanup(func() {
 		a.Close()

@@ -1,0 +1,102 @@
+package handlers
+
+import "github.com/hopwise/hopwise/auth"
+
+// accessRule is what a route requires: need is the lowest role allowed ("" for a public route, which
+// anyone may reach), audit names the action written to the audit log when it succeeds, and confirmed
+// marks form routes that act only once the person confirmed (confirmed=yes), so that showing the
+// confirmation is not logged as the act.
+type accessRule struct {
+	need      auth.Role
+	audit     string
+	confirmed bool
+}
+
+var (
+	public = accessRule{}
+	reader = accessRule{need: auth.Reader}
+	editor = accessRule{need: auth.Editor}
+	admin  = accessRule{need: auth.Admin}
+)
+
+func audited(r accessRule, action string) accessRule { r.audit = action; return r }
+
+// routeRules holds the requirement of every route, by method and Echo path. A route missing here is
+// refused (access answers 500 and logs it) and fails TestEveryRouteDeclaresItsAccess, so a new route
+// cannot be left open by forgetting it. Readers ask and browse; editors also change documents and
+// conversations; admins also manage accounts and read the audit log.
+var routeRules = map[string]accessRule{
+	"GET /healthz":  public,
+	"GET /static/*": public,
+	"GET /login":    public,
+	"POST /login":   public,
+	"GET /setup":    public,
+	"POST /setup":   public,
+	"POST /logout":  reader,
+
+	"GET /settings":                    reader,
+	"POST /settings/password":          reader,
+	"POST /settings/tokens":            reader,
+	"POST /settings/tokens/:id/revoke": reader,
+
+	"GET /admin":                     admin,
+	"POST /admin/users":              admin,
+	"POST /admin/users/:id/role":     admin,
+	"POST /admin/users/:id/disabled": admin,
+	"POST /admin/tokens/:id/revoke":  admin,
+
+	"GET /":                               reader,
+	"POST /chat/ask":                      reader,
+	"GET /chat/stream/:run":               reader,
+	"POST /chat/stop/:run":                reader,
+	"POST /chat/conversations/:id/rename": editor,
+	"POST /chat/conversations/:id/delete": {need: auth.Editor, audit: "delete conversation", confirmed: true},
+	"GET /passages/:id":                   reader,
+
+	"GET /documents":              reader,
+	"POST /documents":             audited(editor, "upload"),
+	"POST /documents/url":         audited(editor, "upload"),
+	"POST /documents/samples":     audited(editor, "upload"),
+	"GET /documents/events":       reader,
+	"GET /documents/:id":          reader,
+	"GET /documents/:id/original": reader,
+	"POST /documents/:id/delete":  {need: auth.Editor, audit: "delete", confirmed: true},
+	"POST /documents/:id/retry":   audited(editor, "retry"),
+	"POST /documents/:id/replace": audited(editor, "replace"),
+	"GET /graph":                  reader,
+	"GET /graph/entity":           reader,
+	"GET /graph/relation":         reader,
+	"GET /status":                 reader,
+	"GET /status/reindex":         reader,
+	"POST /status/reindex":        audited(admin, "reindex"),
+	"GET /api/status":             reader,
+	"GET /api/documents":          reader,
+	"POST /api/documents":         audited(editor, "upload"),
+	"POST /api/documents/url":     audited(editor, "upload"),
+	"GET /api/documents/:id":      reader,
+	"DELETE /api/documents/:id":   audited(editor, "delete"),
+	"GET /api/graph/entities":     reader,
+	"GET /api/graph/neighborhood": reader,
+	"POST /api/ask":               reader,
+
+	"GET /api/v1/openapi.json":           public,
+	"GET /api/v1/status":                 reader,
+	"GET /api/v1/documents":              reader,
+	"POST /api/v1/documents":             audited(editor, "upload"),
+	"POST /api/v1/documents/url":         audited(editor, "upload"),
+	"GET /api/v1/documents/:id":          reader,
+	"DELETE /api/v1/documents/:id":       audited(editor, "delete"),
+	"POST /api/v1/documents/:id/retry":   audited(editor, "retry"),
+	"GET /api/v1/documents/:id/original": reader,
+	"GET /api/v1/passages/:id":           reader,
+	"GET /api/v1/search":                 reader,
+	"GET /api/v1/graph/entities":         reader,
+	"GET /api/v1/graph/neighbourhood":    reader,
+	"POST /api/v1/ask":                   reader,
+	"GET /api/v1/conversations":          reader,
+	"GET /api/v1/conversations/:id":      reader,
+	"DELETE /api/v1/conversations/:id":   audited(editor, "delete conversation"),
+	"GET /v1/models":                     reader,
+	"POST /v1/chat/completions":          reader,
+	"POST /mcp":                          reader,
+}

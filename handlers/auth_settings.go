@@ -1,0 +1,126 @@
+package handlers
+
+import (
+	"net/http"
+
+	"github.com/hopwise/hopwise/auth"
+	"github.com/hopwise/hopwise/web"
+	"github.com/labstack/echo/v4"
+)
+
+// settingsPage shows one's account: the password form and one's API tokens.
+func (s *server) settingsPage(c echo.Context) error {
+	p, err := s.settingsView(c, "", "")
+	if err != nil {
+		return err
+	}
+	switch c.QueryParam("done") {
+	case "password":
+		p.Notice = "Your password was changed. Other browsers signed in to your account were signed out."
+	case "revoked":
+		p.Notice = "The token was revoked: programs using it are refused from now on."
+	}
+	return render(c, http.StatusOK, web.SettingsView(p))
+}
+
+func (s *server) settingsView(c echo.Context, notice, problem string) (web.SettingsPage, error) {
+	pr, _ := principalOf(c)
+	p := web.SettingsPage{Meta: meta(c, "Settings", web.NavSettings), Local: pr.Local || s.Auth == nil,
+		Name: pr.Name(), Role: string(pr.Role), Notice: notice, Error: problem}
+	if p.Local {
+		return p, nil
+	}
+	for _, r := range auth.Roles {
+		if pr.Role.Allows(r) {
+			p.Roles = append(p.Roles, string(r))
+		}
+	}
+	tokens, err := s.Auth.Tokens(c.Request().Context(), pr, false)
+	if err != nil {
+		return p, err
+	}
+	p.Tokens = tokenRows(tokens, nil)
+	return p, nil
+}
+
+func tokenRows(tokens []auth.Token, owners map[string]string) []web.TokenRow {
+	out := make([]web.TokenRow, len(tokens))
+	for i, t := range tokens {
+		used := "never"
+		if !t.UsedAt.IsZero() {
+			used = web.When(t.UsedAt)
+		}
+		out[i] = web.TokenRow{ID: t.ID, Name: t.Name, Role: string(t.Role), Owner: owners[t.AccountID],
+			Created: web.When(t.CreatedAt), Used: used, Revoked: t.Revoked()}
+	}
+	return out
+}
+
+func (s *server) passwordChange(c echo.Context) error {
+	pr, _ := principalOf(c)
+	if s.Auth == nil || pr.Local {
+		return redirect(c, "/settings")
+	}
+	fail := func(status int, problem string) error {
+		p, err := s.settingsView(c, "", problem)
+		if err != nil {
+			return err
+		}
+		return render(c, status, web.SettingsView(p))
+	}
+	if c.FormValue("new") != c.FormValue("confirm") {
+		return fail(http.StatusBadRequest, "The two new passwords differ.")
+	}
+	secret, err := s.Auth.ChangePassword(c.Request().Context(), pr, c.FormValue("current"), c.FormValue("new"), c.RealIP())
+	if auth.IsInvalid(err) {
+		return fail(http.StatusBadRequest, auth.Problem(err))
+	}
+	if err != nil {
+		return err
+	}
+	s.startBrowserSession(c, secret)
+	return redirect(c, "/settings?done=password")
+}
+
+// tokenCreate makes a token and shows it in the answer, the only time it is shown (no redirect, so it is
+// not in any address or history entry).
+func (s *server) tokenCreate(c echo.Context) error {
+	pr, _ := principalOf(c)
+	if s.Auth == nil || pr.Local {
+		return redirect(c, "/settings")
+	}
+	role, err := auth.ParseRole(c.FormValue("role"))
+	var t auth.Token
+	var token string
+	if err == nil {
+		t, token, err = s.Auth.CreateToken(c.Request().Context(), pr, c.FormValue("name"), role)
+	}
+	if auth.IsInvalid(err) {
+		p, verr := s.settingsView(c, "", auth.Problem(err))
+		if verr != nil {
+			return verr
+		}
+		return render(c, http.StatusBadRequest, web.SettingsView(p))
+	}
+	if err != nil {
+		return err
+	}
+	p, err := s.settingsView(c, "", "")
+	if err != nil {
+		return err
+	}
+	p.NewToken, p.NewTokenName = token, t.Name
+	c.Response().Header().Set(echo.HeaderCacheControl, "no-store")
+	return render(c, http.StatusOK, web.SettingsView(p))
+}
+
+func (s *server) tokenRevoke(c echo.Context) error {
+	pr, _ := principalOf(c)
+	if s.Auth == nil || pr.Local {
+		return redirect(c, "/settings")
+	}
+	if err := s.Auth.RevokeToken(c.Request().Context(), pr, c.Param("id")); err != nil {
+		return err
+	}
+	return redirect(c, "/settings?done=revoked")
+}
