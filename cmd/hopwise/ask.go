@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -23,39 +22,36 @@ func (c *cli) askCommand() *cobra.Command {
 		Use:   "ask QUESTION",
 		Short: "answer a question from your documents, with sources",
 		Long: `Answer a question from the ingested documents with the agent: the answer streams to stdout, then
-its sources. The words of the question need no quotes; flags may come anywhere on the line.`,
+its sources. The words of the question need no quotes; flags may come anywhere on the line. With
+HOPWISE_URL set (--url) the question goes to that running Hopwise instead, with HOPWISE_TOKEN as its
+API token.`,
 		Example: `  hopwise ask "How much compensation is due for a delayed flight from Delhi to Munich?"
   hopwise ask Which S-Bahn lines reach the airport? --trace
-  hopwise ask --json "Who founded Nexa AI?" | jq -c 'select(.type == "answer")'`,
+  hopwise ask --json "Who founded Nexa AI?" | jq -c 'select(.type == "answer")'
+  HOPWISE_URL=https://hopwise.example.org HOPWISE_TOKEN=hwt_... hopwise ask "Who founded Nexa AI?"`,
 		Args: cobra.MinimumNArgs(1),
 	}
 	cmd.Flags().BoolVar(&trace, "trace", false, "print the agent's steps (to stderr) while it works")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print every event as one JSON line instead of text")
-	cfg := c.settings(cmd, storeFlags, modelFlags, agentFlags)
+	cfg := c.settings(cmd, storeFlags, modelFlags, agentFlags, remoteFlags)
 	cmd.RunE = c.action(cfg, func(ctx context.Context, cfg *config.Config, logger *slog.Logger, args []string) error {
 		question := strings.TrimSpace(strings.Join(args, " "))
 		if question == "" {
 			return usageError(errors.New("the question is empty"))
+		}
+		if cfg.RemoteURL != "" {
+			return c.printAnswer(trace, asJSON, func(emit func(agent.Event)) (agent.Result, error) {
+				return askRemote(ctx, cfg, question, emit)
+			})
 		}
 		a, ag, err := openAgent(ctx, cfg, logger)
 		if err != nil {
 			return err
 		}
 		defer a.Close()
-		p := &askPrinter{out: c.e.stdout, steps: c.e.stderr, trace: trace}
-		emit := p.event
-		if asJSON {
-			enc := json.NewEncoder(c.e.stdout)
-			emit = func(ev agent.Event) { _ = enc.Encode(ev) }
-		}
-		res, err := ag.Run(ctx, agent.Input{Question: question}, emit)
-		if err != nil {
-			return err
-		}
-		if !asJSON {
-			p.sources(res)
-		}
-		return nil
+		return c.printAnswer(trace, asJSON, func(emit func(agent.Event)) (agent.Result, error) {
+			return ag.Run(ctx, agent.Input{Question: question}, emit)
+		})
 	})
 	return cmd
 }

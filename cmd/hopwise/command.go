@@ -50,6 +50,7 @@ var (
 	ingestFlags = []string{"ingest-workers", "max-upload-bytes", "entity-types"}
 	serverFlags = []string{"addr", "public-host", "max-conns", "max-request-bytes", "max-question-chars",
 		"ask-per-minute", "upload-per-minute", "admin-user", "trusted-proxies", "session-idle", "session-max"}
+	remoteFlags = []string{"url"}
 )
 
 // settings binds the configuration for cmd: the flags of the named groups (and the log flags) on cmd, every
