@@ -1,0 +1,116 @@
+package graphrag
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+)
+
+// ErrSummarizing: a summary run is already going on.
+var ErrSummarizing = errors.New("community summaries are already being written")
+
+// SummaryJob runs one summary run at a time in the background, for a page that starts it and reads how
+// far it is while it goes on.
+type SummaryJob struct {
+	cs *Communities
+
+	mu     sync.Mutex
+	state  SummaryJobState
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+// SummaryJobState is what a page shows of the current or last run.
+type SummaryJobState struct {
+	Running   bool
+	Plan      SummaryPlan // what the run set out to do, estimated before its first call
+	Progress  SummaryProgress
+	Err       string // why the run stopped, when it did not finish
+	Started   time.Time
+	Finished  time.Time // zero while running, and before any run
+	Cancelled bool
+}
+
+// NewSummaryJob returns the background runner of cs's summaries.
+func NewSummaryJob(cs *Communities) *SummaryJob {
+	done := make(chan struct{})
+	close(done)
+	return &SummaryJob{cs: cs, done: done}
+}
+
+// Communities is the runner's communities, for the estimate a page shows before a run is started.
+func (j *SummaryJob) Communities() *Communities { return j.cs }
+
+// Start plans a run of at most max summaries (Communities.Plan) and writes them in the background under
+// ctx, which should outlive the request that starts it. It returns the plan at once, ErrSummarizing while
+// another run goes on.
+func (j *SummaryJob) Start(ctx context.Context, max int) (SummaryPlan, error) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.state.Running {
+		return SummaryPlan{}, ErrSummarizing
+	}
+	plan, err := j.cs.Plan(ctx, max)
+	if err != nil {
+		return SummaryPlan{}, err
+	}
+	if plan.Calls == 0 {
+		return plan, nil
+	}
+	runCtx, cancel := context.WithCancel(ctx)
+	j.state = SummaryJobState{Running: true, Plan: plan, Progress: SummaryProgress{Total: plan.Calls}, Started: time.Now()}
+	j.cancel = cancel
+	j.done = make(chan struct{})
+	go j.run(runCtx, cancel, plan, j.done)
+	return plan, nil
+}
+
+func (j *SummaryJob) run(ctx context.Context, cancel context.CancelFunc, plan SummaryPlan, done chan struct{}) {
+	defer close(done)
+	defer cancel()
+	st, err := j.cs.Summarize(ctx, plan, func(p SummaryProgress) {
+		j.mu.Lock()
+		j.state.Progress = p
+		j.mu.Unlock()
+	})
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.state.Running = false
+	j.state.Progress = st
+	j.state.Finished = time.Now()
+	if err != nil {
+		j.state.Err = err.Error()
+		j.state.Cancelled = errors.Is(err, context.Canceled)
+	}
+}
+
+// Stop ends the running run, if any, after the call in flight; what was written is kept.
+func (j *SummaryJob) Stop() {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.state.Running && j.cancel != nil {
+		j.cancel()
+	}
+}
+
+// State reports the current or last run.
+func (j *SummaryJob) State() SummaryJobState {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.state
+}
+
+// Wait blocks until no run goes on or ctx ends.
+func (j *SummaryJob) Wait(ctx context.Context) error {
+	j.mu.Lock()
+	done := j.done
+	j.mu.Unlock()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("graphrag: wait for summaries: %w", context.Cause(ctx))
+	}
+}
