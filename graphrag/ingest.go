@@ -20,6 +20,9 @@ type IngestOptions struct {
 	MaxBytes           int64 // largest source file (default 25 MiB)
 	MaxTokens          int   // chunk size (default 350)
 	MaxChunks          int   // chunks per document (default 5000)
+	// Resolver rewrites each extraction before it is stored (the edits in force, entity resolution);
+	// nil stores extractions as the extractor resolved them.
+	Resolver Resolver
 }
 
 func (o IngestOptions) withDefaults() IngestOptions {

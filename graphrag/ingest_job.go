@@ -244,6 +244,11 @@ func (in *Ingester) extractOne(ctx context.Context, c Chunk) error {
 		}
 		return nil
 	}
+	if in.opt.Resolver != nil {
+		if x, err = in.opt.Resolver.Resolve(ctx, c, x); err != nil {
+			return fmt.Errorf("resolve entities: %w", err)
+		}
+	}
 	if err := in.embedFacts(ctx, x.Relations); err != nil {
 		return err
 	}

@@ -35,6 +35,7 @@ type Store interface {
 	DocumentStore
 	ChunkStore
 	GraphStore
+	EditStore
 	CommunityStore
 	ConversationStore
 	ReembedStore

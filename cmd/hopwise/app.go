@@ -14,6 +14,7 @@ import (
 	"github.com/hopwise/hopwise/graphrag"
 	"github.com/hopwise/hopwise/graphrag/neo4j"
 	"github.com/hopwise/hopwise/graphrag/parse"
+	"github.com/hopwise/hopwise/graphrag/resolve"
 	"github.com/hopwise/hopwise/graphrag/sqlite"
 	"github.com/hopwise/hopwise/handlers"
 	"github.com/hopwise/hopwise/llm"
@@ -83,7 +84,7 @@ func wire(ctx context.Context, cfg *config.Config, logger *slog.Logger, client *
 		extractor = graphrag.NewTableRowExtractor(extractor)
 	}
 	a.ingester = graphrag.NewIngester(store, client, extractor, graphrag.IngestOptions{
-		Workers: cfg.IngestWorkers, MaxBytes: cfg.MaxUploadBytes,
+		Workers: cfg.IngestWorkers, MaxBytes: cfg.MaxUploadBytes, Resolver: resolve.New(store, client, logger),
 	}, logger)
 	return a, nil
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/hopwise/hopwise/config"
 	"github.com/hopwise/hopwise/eval"
 	"github.com/hopwise/hopwise/graphrag"
+	"github.com/hopwise/hopwise/graphrag/resolve"
 )
 
 // runBench measures retrieval on a multi-hop benchmark folder. The passages go into a store of their own
@@ -29,7 +30,8 @@ func runBench(ctx context.Context, e *env, cfg *config.Config, logger *slog.Logg
 	}
 	defer a.Close()
 	var extract graphrag.ChunkExtractor = eval.NewReplayExtractor(b)
-	in := graphrag.NewIngester(a.store, a.llm, extract, graphrag.IngestOptions{Workers: 2}, logger)
+	in := graphrag.NewIngester(a.store, a.llm, extract, graphrag.IngestOptions{Workers: 2,
+		Resolver: resolve.New(a.store, a.llm, logger)}, logger)
 	start := time.Now()
 	if err := eval.IngestBench(ctx, a.store, in, b); err != nil {
 		return err

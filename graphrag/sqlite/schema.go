@@ -156,4 +156,19 @@ CREATE INDEX chunks_reembed ON chunks(seq) WHERE embedding IS NOT NULL AND embed
 CREATE INDEX relations_reembed ON relations(id) WHERE embedding IS NOT NULL AND embedding_next IS NULL;`,
 	// 8: accounts, sessions, API tokens and the audit log of package auth (authSchema in auth.go).
 	authSchema,
+	// 9: the edits of the graph (graphrag.Edit as JSON in body; status and time as columns), and the
+	// entity keys each concerns, so an extraction finds the edits of its entities.
+	`CREATE TABLE edits (
+	id         TEXT PRIMARY KEY,
+	kind       TEXT NOT NULL,
+	status     TEXT NOT NULL,
+	created_at INTEGER NOT NULL,
+	body       TEXT NOT NULL
+);
+CREATE INDEX edits_status ON edits(status, created_at);
+CREATE TABLE edit_keys (
+	key     TEXT NOT NULL,
+	edit_id TEXT NOT NULL REFERENCES edits(id) ON DELETE CASCADE,
+	PRIMARY KEY (key, edit_id)
+) WITHOUT ROWID;`,
 }

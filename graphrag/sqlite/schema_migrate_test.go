@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/hopwise/hopwise/graphrag"
 )
 
 func schemaVersion(t *testing.T, s *Store) int {
@@ -36,6 +38,8 @@ func TestMigrateFromAnOlderVersion(t *testing.T) {
 		ALTER TABLE chunks DROP COLUMN staged;
 		ALTER TABLE chunks DROP COLUMN page;
 		DROP TABLE communities;
+		DROP TABLE edit_keys;
+		DROP TABLE edits;
 		DROP TABLE audit; DROP TABLE api_tokens; DROP TABLE sessions; DROP TABLE accounts;
 		UPDATE meta SET value = '1' WHERE key = 'schema_version'`); err != nil {
 		t.Fatal(err)
@@ -66,6 +70,9 @@ func TestMigrateFromAnOlderVersion(t *testing.T) {
 	}
 	if cs, err := s.Communities(t.Context()); err != nil || len(cs) != 0 {
 		t.Errorf("communities after migration: %d, %v; want none until they are computed", len(cs), err)
+	}
+	if es, err := s.Edits(t.Context(), graphrag.EditQuery{}); err != nil || len(es) != 0 {
+		t.Errorf("edits after migration: %d, %v; want none", len(es), err)
 	}
 }
 

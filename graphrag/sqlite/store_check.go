@@ -7,6 +7,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // What Open refuses in an existing file unless Options.Force is set.
@@ -57,7 +59,13 @@ func (s *Store) checkExisting(ctx context.Context, force bool) error {
 	var tables, meta int
 	err := s.reader.QueryRowContext(ctx, `SELECT count(*), count(*) FILTER (WHERE name = 'meta')
 		FROM sqlite_master WHERE type = 'table'`).Scan(&tables, &meta)
-	if err != nil {
+	if err != nil && isCorrupt(err) {
+		// the schema's own pages are damaged: the file fails quick_check as well
+		s.state.quick = err.Error()
+		if err := s.refuse(fmt.Errorf("%w: read the schema: %w", ErrDamaged, err), force); err != nil {
+			return err
+		}
+	} else if err != nil {
 		return fmt.Errorf("read the schema: %w", err)
 	}
 	if tables > 0 && meta == 0 {
@@ -86,6 +94,17 @@ func (s *Store) refuse(err error, force bool) error {
 	s.logger.Warn("sqlite: opening the store file anyway (forced)", "path", s.path, "problem", err)
 	s.state.forced = errors.Join(s.state.forced, err)
 	return nil
+}
+
+// isCorrupt reports SQLite's "database disk image is malformed" (SQLITE_CORRUPT) and "file is not a
+// database" (SQLITE_NOTADB).
+func isCorrupt(err error) bool {
+	var coded interface{ Code() int }
+	if errors.As(err, &coded) {
+		c := coded.Code() & 0xff
+		return c == sqlite3.SQLITE_CORRUPT || c == sqlite3.SQLITE_NOTADB
+	}
+	return strings.Contains(err.Error(), "malformed")
 }
 
 // Check is one thing the status page reports about the store.

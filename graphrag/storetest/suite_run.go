@@ -36,6 +36,7 @@ func Run(t *testing.T, newStore func(t *testing.T, dim int) graphrag.Store) {
 		{"Reembed", reindexCases},
 		{"Concurrency", concurrencyCases},
 		{"Communities", communityCases},
+		{"Edits", editCases},
 		{"Conversations", conversationCases},
 	}
 	for _, g := range groups {

@@ -1,0 +1,341 @@
+package resolve
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/hopwise/hopwise/graphrag"
+)
+
+// Store is what the resolver reads and records.
+type Store interface {
+	graphrag.EditStore
+	Entities(ctx context.Context, keys []string) ([]graphrag.Entity, error)
+	SearchEntities(ctx context.Context, query string, k int) ([]graphrag.Entity, error)
+	Neighborhood(ctx context.Context, keys []string, hops, limit int) ([]graphrag.Edge, error)
+}
+
+// Bounds of one resolution: candidates looked up per new name, neighbours read as an entity's context,
+// vectors kept between extractions.
+const (
+	maxCandidates = 8
+	maxNeighbours = 40
+	maxCached     = 20000
+)
+
+// Resolver is the graphrag.Resolver of the ingester: it applies the edits in force, then resolves every
+// entity of an extraction against the others of its passage and against the graph. A pair it is sure of
+// is merged (the extraction rewritten to one key) and recorded as a merge by the resolver with its rule,
+// score and evidence; a pair it is not sure of is proposed for review; a name whose passage's title
+// qualifies it otherwise than the entity of that key is kept apart under the title's key. Its writes are
+// edits only: the extraction itself is stored by the ingester.
+type Resolver struct {
+	store  Store
+	embed  graphrag.Embedder
+	logger *slog.Logger
+
+	mu      sync.Mutex
+	vectors map[string][]float32
+}
+
+// New returns a resolver over store; embed (nil for none) gives the vectors of names with descriptions.
+func New(store Store, embed graphrag.Embedder, logger *slog.Logger) *Resolver {
+	return &Resolver{store: store, embed: embed, logger: logger, vectors: map[string][]float32{}}
+}
+
+var _ graphrag.Resolver = (*Resolver)(nil)
+
+// Resolve rewrites x as described on Resolver.
+func (r *Resolver) Resolve(ctx context.Context, c graphrag.Chunk, x graphrag.Extraction) (graphrag.Extraction, error) {
+	if len(x.Entities) == 0 {
+		return x, nil
+	}
+	edits, err := r.store.Edits(ctx, graphrag.EditQuery{Keys: entityKeys(x), Statuses: []graphrag.EditStatus{graphrag.EditApplied}, Limit: 1000})
+	if err != nil {
+		return x, fmt.Errorf("resolve: read edits: %w", err)
+	}
+	x = graphrag.RuleSet(edits).Apply(x)
+	distinct := distinctPairs(edits)
+	var record []graphrag.Edit
+	to, names := map[string]string{}, map[string]string{}
+
+	mentions, err := r.mentions(ctx, c, x)
+	if err != nil {
+		return x, err
+	}
+	// within the passage: a short form or an abbreviation goes to the fuller name
+	for i := range mentions {
+		for j := i + 1; j < len(mentions); j++ {
+			a, b := mentions[i], mentions[j]
+			if to[a.key] != "" || to[b.key] != "" || distinct[pairKey(a.key, b.key)] {
+				continue
+			}
+			d := Score(a.Mention, b.Mention)
+			if d.Verdict != Merge {
+				continue
+			}
+			kept, gone := a, b
+			if len(b.Name) > len(a.Name) {
+				kept, gone = b, a
+			}
+			to[gone.key] = kept.key
+			record = append(record, mergeEdit(kept.key, gone, d, c.ID))
+		}
+	}
+	// against the graph
+	stored, err := r.store.Entities(ctx, entityKeys(x))
+	if err != nil {
+		return x, fmt.Errorf("resolve: read entities: %w", err)
+	}
+	have := map[string]graphrag.Entity{}
+	for _, e := range stored {
+		have[e.Key] = e
+	}
+	for _, m := range mentions {
+		if to[m.key] != "" {
+			continue
+		}
+		if e, ok := have[m.key]; ok {
+			if k, ed, ok := r.homonym(ctx, c, m, e); ok {
+				to[m.key], names[k] = k, c.DocTitle
+				record = append(record, ed)
+			}
+			continue
+		}
+		ed, k, err := r.candidates(ctx, m, distinct)
+		if err != nil {
+			return x, err
+		}
+		if ed == nil {
+			continue
+		}
+		if k != "" {
+			to[m.key] = k
+		}
+		record = append(record, *ed)
+	}
+	for _, e := range record {
+		if err := r.store.ApplyEdit(ctx, e, graphrag.GraphPatch{}); err != nil {
+			return x, fmt.Errorf("resolve: record %s of %q: %w", e.Kind, e.Keys, err)
+		}
+	}
+	if len(to) == 0 {
+		return x, nil
+	}
+	return graphrag.Rekey(x, to, names), nil
+}
+
+// mention is an entity of the extraction as Score sees it.
+type mention struct {
+	Mention
+	key string
+}
+
+// mentions describes x's entities, with the vectors of those with a description.
+func (r *Resolver) mentions(ctx context.Context, c graphrag.Chunk, x graphrag.Extraction) ([]mention, error) {
+	out := make([]mention, len(x.Entities))
+	for i, e := range x.Entities {
+		var ctxNames []string
+		for j, o := range x.Entities {
+			if j != i {
+				ctxNames = append(ctxNames, o.Name)
+			}
+		}
+		out[i] = mention{Mention: Mention{Name: e.Name, Type: e.Type, Description: e.Description, Docs: []string{c.DocID},
+			Title: c.DocTitle, Context: ctxNames}, key: e.Key}
+	}
+	ms := make([]*Mention, len(out))
+	for i := range out {
+		ms[i] = &out[i].Mention
+	}
+	return out, r.vectorize(ctx, ms)
+}
+
+// vectorize sets the vector of every mention with a description, embedding those not cached in one call.
+func (r *Resolver) vectorize(ctx context.Context, ms []*Mention) error {
+	if r.embed == nil {
+		return nil
+	}
+	var todo []string
+	r.mu.Lock()
+	for _, m := range ms {
+		if m.Description == "" {
+			continue
+		}
+		if v, ok := r.vectors[m.Text()]; ok {
+			m.Vector = v
+		} else {
+			todo = append(todo, m.Text())
+		}
+	}
+	r.mu.Unlock()
+	if len(todo) == 0 {
+		return nil
+	}
+	todo = graphrag.SortedUnion(todo)
+	vecs, err := r.embed.Embed(ctx, todo)
+	if err != nil {
+		return fmt.Errorf("resolve: embed names: %w", err)
+	}
+	if len(vecs) != len(todo) {
+		return fmt.Errorf("resolve: embed names: %d vectors for %d names", len(vecs), len(todo))
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.vectors)+len(todo) > maxCached {
+		clear(r.vectors)
+	}
+	for i, t := range todo {
+		r.vectors[t] = vecs[i]
+	}
+	for _, m := range ms {
+		if m.Description != "" && m.Vector == nil {
+			m.Vector = r.vectors[m.Text()]
+		}
+	}
+	return nil
+}
+
+// homonym checks a name whose key the graph holds: when the passage's title qualifies it ("Midway, Floyd
+// County, Iowa") and nothing around the stored entity says so, the name is another thing, kept under the
+// title's key, and the decision is recorded as a distinct pair.
+func (r *Resolver) homonym(ctx context.Context, c graphrag.Chunk, m mention, stored graphrag.Entity) (string, graphrag.Edit, bool) {
+	q, ok := titleQualifier(c.DocTitle, m.key)
+	if !ok {
+		return "", graphrag.Edit{}, false
+	}
+	other, err := r.entityMention(ctx, stored)
+	if err != nil || names(other, q) {
+		if err != nil {
+			r.logger.Warn("resolve: read neighbours", "entity", stored.Key, "err", err)
+		}
+		return "", graphrag.Edit{}, false
+	}
+	k := key(c.DocTitle)
+	if k == m.key {
+		return "", graphrag.Edit{}, false
+	}
+	ed := graphrag.Edit{ID: "d" + hashKeys(m.key, k), Kind: graphrag.EditDistinct, Status: graphrag.EditApplied,
+		Keys: []string{m.key, k}, Names: []string{stored.Name, c.DocTitle}, By: graphrag.ByResolver, Rule: "homonym", Score: 0.1,
+		Evidence: []string{fmt.Sprintf("the passage is about %s; nothing around %q in the graph says %s", c.DocTitle, stored.Name, q)},
+		Chunks:   []string{c.ID}, CreatedAt: time.Now().UTC()}
+	return k, ed, true
+}
+
+// entityMention describes a stored entity, its neighbours' names and its aliases as its context.
+func (r *Resolver) entityMention(ctx context.Context, e graphrag.Entity) (Mention, error) {
+	edges, err := r.store.Neighborhood(ctx, []string{e.Key}, 1, maxNeighbours)
+	if err != nil {
+		return Mention{}, err
+	}
+	ctxNames := append([]string(nil), e.Aliases...)
+	for _, ed := range edges {
+		ctxNames = append(ctxNames, ed.SourceName, ed.TargetName)
+	}
+	return Mention{Name: e.Name, Type: e.Type, Description: e.Description, Docs: e.DocIDs, Context: ctxNames}, nil
+}
+
+// candidates looks the name up among the graph's names and decides on the best candidate: the key to
+// merge into with the merge recorded, or a proposal for review (no key), or nothing.
+func (r *Resolver) candidates(ctx context.Context, m mention, distinct map[string]bool) (*graphrag.Edit, string, error) {
+	found, err := r.store.SearchEntities(ctx, m.Name, maxCandidates)
+	if err != nil {
+		return nil, "", fmt.Errorf("resolve: search %q: %w", m.Name, err)
+	}
+	cands := make([]Mention, 0, len(found))
+	var keys []string
+	for _, e := range found {
+		if e.Key == m.key || distinct[pairKey(m.key, e.Key)] {
+			continue
+		}
+		cands = append(cands, Mention{Name: e.Name, Type: e.Type, Description: e.Description, Docs: e.DocIDs, Context: e.Aliases})
+		keys = append(keys, e.Key)
+	}
+	ptrs := make([]*Mention, len(cands))
+	for i := range cands {
+		ptrs[i] = &cands[i]
+	}
+	if err := r.vectorize(ctx, ptrs); err != nil {
+		return nil, "", err
+	}
+	best, bestKey := Decision{}, ""
+	for i, cand := range cands {
+		d := Score(m.Mention, cand)
+		for _, a := range found[indexOf(found, keys[i])].Aliases {
+			if key(a) == m.key && d.Verdict != Distinct {
+				d = decide(0.95, "known alias", fmt.Sprintf("%q is a name of %q already", m.Name, cand.Name))
+			}
+		}
+		if d.Score > best.Score {
+			best, bestKey = d, keys[i]
+		}
+	}
+	switch best.Verdict {
+	case Merge:
+		e := mergeEdit(bestKey, m, best, "")
+		return &e, bestKey, nil
+	case Review:
+		e := graphrag.Edit{ID: graphrag.ProposalID(bestKey, m.key), Kind: graphrag.EditMerge, Status: graphrag.EditProposed,
+			Keys: []string{bestKey, m.key}, Names: []string{found[indexOf(found, bestKey)].Name, m.Name}, By: graphrag.ByResolver,
+			Rule: best.Rule, Score: best.Score, Evidence: best.Evidence, CreatedAt: time.Now().UTC()}
+		return &e, "", nil
+	}
+	return nil, "", nil
+}
+
+func indexOf(es []graphrag.Entity, k string) int {
+	for i, e := range es {
+		if e.Key == k {
+			return i
+		}
+	}
+	return -1
+}
+
+// mergeEdit records that the resolver merged the name of m into the entity kept, in chunk (when known).
+// Its ID is the pair's, so the same decision on other passages is one record.
+func mergeEdit(kept string, m mention, d Decision, chunk string) graphrag.Edit {
+	e := graphrag.Edit{ID: "m" + hashKeys(kept, m.key), Kind: graphrag.EditMerge, Status: graphrag.EditApplied,
+		Keys: []string{kept, m.key}, Names: []string{m.Name}, By: graphrag.ByResolver, Rule: d.Rule, Score: d.Score,
+		Evidence: d.Evidence, CreatedAt: time.Now().UTC()}
+	if chunk != "" {
+		e.Chunks = []string{chunk}
+	}
+	return e
+}
+
+// distinctPairs are the pairs of keys edits say are not one thing.
+func distinctPairs(edits []graphrag.Edit) map[string]bool {
+	out := map[string]bool{}
+	for _, e := range edits {
+		if e.Kind == graphrag.EditDistinct && len(e.Keys) > 1 {
+			out[pairKey(e.Keys[0], e.Keys[1])] = true
+		}
+	}
+	return out
+}
+
+func pairKey(a, b string) string {
+	if a > b {
+		a, b = b, a
+	}
+	return a + "\x00" + b
+}
+
+func hashKeys(a, b string) string {
+	sum := sha256.Sum256([]byte(a + "\x00" + b))
+	return hex.EncodeToString(sum[:8])
+}
+
+func entityKeys(x graphrag.Extraction) []string {
+	keys := make([]string, len(x.Entities))
+	for i, e := range x.Entities {
+		keys[i] = e.Key
+	}
+	return keys
+}
