@@ -40,17 +40,24 @@ func (r *run) setAnswer(text string, srcs []source) {
 // matchSources gives a written answer that cites none of its sources the sources matched by wording,
 // and replaces the streamed text by the cited one.
 func (r *run) matchSources() {
-	at, ok := attribute(r.st.answer, r.st.sources)
-	if !ok {
-		return
-	}
-	r.st.attributed, r.st.unmatched = true, at.unmatched
-	if at.answer != r.st.answer {
-		r.st.answer = at.answer
+	before := r.st.answer
+	if r.attributeSources() && r.st.answer != before {
 		r.resetAnswer("The sources were matched to the answer")
 		r.emitToken(r.st.answer)
 	}
+}
+
+// attributeSources gives the answer, when it cites none of its sources, the sources matched by wording,
+// without streaming it; it reports whether it did.
+func (r *run) attributeSources() bool {
+	at, ok := attribute(r.st.answer, r.st.sources)
+	if !ok {
+		return false
+	}
+	r.st.attributed, r.st.unmatched = true, at.unmatched
+	r.st.answer = at.answer
 	r.rec.send(Event{Type: EventNodeFinished, Node: NodeAttribute, Summary: attributionSummary(at)})
+	return true
 }
 
 func attributionSummary(at attribution) string {

@@ -132,22 +132,31 @@ func (r *run) answerCompact(ctx context.Context) (bool, []string, error) {
 		}
 		facts = append(facts, f)
 	}
-	facts = append(facts, linkingFacts(r.st.question, srcs, facts)...)
-	if bad := unsupportedClaims(answer, r.st.question, strings.Join(facts, "\n"), srcs); len(bad) > 0 {
+	linking := linkingFacts(r.st.question, srcs, facts)
+	if bad := unsupportedClaims(answer, r.st.question, strings.Join(append(facts, linking...), "\n"), srcs); len(bad) > 0 {
 		r.st.unsupported = bad
 		r.st.critique = "The answer joins things that no single source states together."
 		r.rec.send(Event{Type: EventNodeFinished, Node: NodeAudit, Summary: "Set aside: no single source names together what this answer joins: " + clip(strings.Join(bad, " "), 200)})
 		r.finished(NodeGenerate, "The answer did not pass the check against the sources")
 		return false, a.Search, nil
 	}
+	// The model's own answer and facts are matched to their sources by wording when it cited none, before
+	// the linking facts, which carry their markers, are listed with them.
 	text := answer
 	if len(facts) > 0 {
 		text += "\n\n" + "- " + strings.Join(facts, "\n- ")
 	}
 	r.setAnswer(text, srcs)
+	r.attributeSources()
+	if len(linking) > 0 {
+		sep := "\n- "
+		if len(facts) == 0 {
+			sep = "\n\n- "
+		}
+		r.st.answer += sep + strings.Join(linking, "\n- ")
+	}
 	r.emitToken(r.st.answer)
 	r.finished(NodeGenerate, "Answer written")
-	r.matchSources()
 	r.st.audited, r.st.useful, r.st.grounded = true, true, GroundedFully
 	if dropped > 0 || len(r.st.unmatched) > 0 {
 		r.st.grounded = GroundedPartially

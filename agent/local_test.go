@@ -136,3 +136,39 @@ func TestLocalProfileListsTheGraphFactThatLinksTheQuestion(t *testing.T) {
 		t.Errorf("answer %q: only facts joining the question's places belong", res.Answer)
 	}
 }
+
+// A small model often lists its facts without their source numbers. They are matched to their sources by
+// wording, even when a graph fact listed with them carries its own number: the answer cites the rule's
+// passage as well as the distance.
+func TestLocalProfileCitesFactsTheModelLeftUnnumbered(t *testing.T) {
+	m := newModel(t)
+	rule := 0
+	m.on(taskCompact, func(c call) llmtest.Reply {
+		rule = c.find("600 EUR")
+		return reply(compactReply{
+			Facts:      []string{"All other flights over 3,500 km: 600 EUR"},
+			Reasoning:  "The flight is longer than 3,500 km.",
+			Answerable: true,
+			Answer:     "You can receive 600 EUR for a denied boarding on this flight.",
+			Search:     []string{},
+		})
+	})
+	res, rec := ask(t, localAgent(m), "How much can I receive if I am denied boarding on a Lufthansa flight from Delhi to Munich?")
+	if res.NotFound || rule == 0 {
+		t.Fatalf("not found %v (rule at %d): %q", res.NotFound, rule, res.Answer)
+	}
+	var rulePassage, distance bool
+	for _, c := range res.Citations {
+		rulePassage = rulePassage || c.N == rule
+		distance = distance || c.Kind == agent.KindFact
+	}
+	if !rulePassage || !distance {
+		t.Errorf("citations %+v of %q: want the rule's source [%d] and the distance fact", res.Citations, res.Answer, rule)
+	}
+	if !strings.Contains(res.Answer, "600 EUR ["+strconv.Itoa(rule)+"]") {
+		t.Errorf("answer %q: want the rule's fact marked [%d]", res.Answer, rule)
+	}
+	if got := rec.streamed(); got != res.Answer {
+		t.Errorf("the screen shows %q, not the answer", got)
+	}
+}
