@@ -106,7 +106,8 @@ func (x *LLMExtractor) Extract(ctx context.Context, c Chunk) (Extraction, error)
 }
 
 // userPrompt is the extraction prompt for c. The passage goes in last, so that nothing it holds can be
-// read as the prompt's own placeholders.
+// read as the prompt's own placeholders, and so that every extraction call starts with the same text: a
+// local server that reuses the longest prefix it has already read (llama.cpp) then reads only the passage.
 func (x *LLMExtractor) userPrompt(c Chunk) string {
 	p := strings.ReplaceAll(extractUser, "{{entity_types}}", strings.Join(x.types, ", "))
 	return strings.NewReplacer("{{title}}", c.DocTitle, "{{text}}", c.Text).Replace(p)
