@@ -35,7 +35,7 @@ func loadCompose(t *testing.T, env map[string]string) *types.Project {
 // with a named volume and a health check, the app built from the Dockerfile and started only once Neo4j is
 // healthy, pointed at Neo4j, with the model endpoint from the environment, published on loopback only.
 func TestComposeFile(t *testing.T) {
-	p := loadCompose(t, map[string]string{"NEO4J_PASSWORD": "s3cret-pass", "OPENAI_API_KEY": "sk-test"})
+	p := loadCompose(t, map[string]string{"NEO4J_PASSWORD": "s3cret-pass", "OPENAI_API_KEY": "sk-test", "HOPWISE_ADMIN_PASSWORD": "a long admin password"})
 	neo, err := p.GetService("neo4j")
 	if err != nil {
 		t.Fatal(err)
@@ -66,7 +66,8 @@ func TestComposeFile(t *testing.T) {
 		t.Errorf("hopwise does not wait for a healthy neo4j: %+v", app.DependsOn)
 	}
 	env := app.Environment
-	for k, want := range map[string]string{"NEO4J_URI": "bolt://neo4j:7687", "NEO4J_PASSWORD": "s3cret-pass", "OPENAI_API_KEY": "sk-test"} {
+	for k, want := range map[string]string{"NEO4J_URI": "bolt://neo4j:7687", "NEO4J_PASSWORD": "s3cret-pass", "OPENAI_API_KEY": "sk-test",
+		"HOPWISE_ADMIN_USER": "admin", "HOPWISE_ADMIN_PASSWORD": "a long admin password"} {
 		if got := env[k]; got == nil || *got != want {
 			t.Errorf("hopwise %s = %v, want %q", k, got, want)
 		}
@@ -80,13 +81,49 @@ func TestComposeFile(t *testing.T) {
 	}
 }
 
-func TestComposeNeedsAPassword(t *testing.T) {
-	opts, err := cli.NewProjectOptions([]string{"../docker-compose.yml"}, cli.WithWorkingDirectory(".."), cli.WithName("hopwise"), cli.WithEnv([]string{"NEO4J_PASSWORD="}))
+// The compose file starts nothing without Neo4j's password or the first admin's: there is no default
+// password (the app listens on 0.0.0.0 inside its container, so it would refuse to start open anyway).
+func TestComposeNeedsThePasswords(t *testing.T) {
+	for _, tc := range []struct{ missing, other string }{
+		{"NEO4J_PASSWORD", "HOPWISE_ADMIN_PASSWORD=a long admin password"},
+		{"HOPWISE_ADMIN_PASSWORD", "NEO4J_PASSWORD=s3cret-pass"},
+	} {
+		opts, err := cli.NewProjectOptions([]string{"../docker-compose.yml"}, cli.WithWorkingDirectory(".."), cli.WithName("hopwise"),
+			cli.WithEnv([]string{tc.missing + "=", tc.other}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := opts.LoadProject(context.Background()); err == nil || !strings.Contains(err.Error(), tc.missing) {
+			t.Errorf("loading without %s: %v, want an error naming it", tc.missing, err)
+		}
+	}
+}
+
+// .env.example names every variable the compose file asks for, and holds no password.
+func TestEnvExample(t *testing.T) {
+	b, err := os.ReadFile("../.env.example")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := opts.LoadProject(context.Background()); err == nil || !strings.Contains(err.Error(), "NEO4J_PASSWORD") {
-		t.Fatalf("loading without NEO4J_PASSWORD: %v, want an error naming it", err)
+	set := map[string]string{}
+	for _, line := range strings.Split(string(b), "\n") {
+		if k, v, ok := strings.Cut(line, "="); ok && !strings.HasPrefix(line, "#") {
+			set[k] = v
+		}
+	}
+	for _, k := range []string{"NEO4J_PASSWORD", "HOPWISE_ADMIN_USER", "HOPWISE_ADMIN_PASSWORD", "OPENAI_API_KEY", "HOPWISE_TRUSTED_PROXIES"} {
+		if _, ok := set[k]; !ok {
+			t.Errorf(".env.example does not name %s", k)
+		}
+	}
+	for _, k := range []string{"NEO4J_PASSWORD", "HOPWISE_ADMIN_PASSWORD", "OPENAI_API_KEY", "HOPWISE_SECRET"} {
+		if set[k] != "" {
+			t.Errorf(".env.example sets %s: it must stay empty", k)
+		}
+	}
+	ignore, err := os.ReadFile("../.gitignore")
+	if err != nil || !strings.Contains(string(ignore), "\n/.env\n") {
+		t.Errorf(".gitignore does not ignore .env: %v", err)
 	}
 }
 

@@ -67,8 +67,6 @@ var routeRules = map[string]accessRule{
 	"GET /graph/entity":           reader,
 	"GET /graph/relation":         reader,
 	"GET /status":                 reader,
-	"GET /status/reindex":         reader,
-	"POST /status/reindex":        audited(admin, "reindex"),
 	"GET /api/status":             reader,
 	"GET /api/documents":          reader,
 	"POST /api/documents":         audited(editor, "upload"),

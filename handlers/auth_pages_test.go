@@ -55,6 +55,9 @@ func TestSignInSessionCookieAndSignOut(t *testing.T) {
 	if len(ck.Value) < 64 {
 		t.Errorf("session secret %q is short", ck.Value)
 	}
+	if _, err := app.Store.Session(t.Context(), ck.Value); err == nil {
+		t.Error("the store keeps the session under the cookie's secret, not its hash")
+	}
 
 	// Over plain HTTP without a proxy's word, the cookie is not Secure (the browser would drop it).
 	b2 := anonymous(t, app, srv)
@@ -269,5 +272,21 @@ func TestAdminManagesAccountsAndReadsTheAuditLog(t *testing.T) {
 	}
 	if resp, _ := signIn(t, app, srv, "rea").get("/admin"); resp.StatusCode != http.StatusForbidden {
 		t.Errorf("a reader's GET /admin = %d, want 403", resp.StatusCode)
+	}
+}
+
+// After signing in, the form leads only to a page of this server: another site's address in next (an
+// open redirect a phishing mail could use) leads home.
+func TestSignInNeverLeadsToAnotherSite(t *testing.T) {
+	app, srv := teamApp(t, webtest.Options{})
+	for next, want := range map[string]string{
+		"/documents?page=2": "/documents?page=2", "//evil.example/x": "/", "https://evil.example": "/",
+		"/\\evil.example": "/", "javascript:alert(1)": "/", "": "/",
+	} {
+		b := anonymous(t, app, srv)
+		resp, _ := b.post("/login", url.Values{"name": {"rea"}, "password": {testPassword}, "next": {next}}, false)
+		if got := resp.Header.Get("Location"); resp.StatusCode != http.StatusSeeOther || got != want {
+			t.Errorf("sign-in with next=%q: %d to %q, want %q", next, resp.StatusCode, got, want)
+		}
 	}
 }

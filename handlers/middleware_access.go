@@ -6,9 +6,10 @@ import (
 	"github.com/labstack/echo/v4"
 )
 
-// programAccess is the one access check of the routes programs call: /api/v1, the OpenAI-compatible /v1
-// and MCP's /mcp. There are no accounts yet, so it grants what the web app grants: any client that reached
-// this server by an allowed name (hostAllowList ran first). Bearer tokens will be checked here.
+// programAccess guards the routes programs call (/api/v1, the OpenAI-compatible /v1 and MCP's /mcp) against
+// pages of other origins. Who may call them is decided before it, for every route, by access (access.go):
+// a Bearer API token on these routes, the session cookie of Hopwise's own pages, or on a laptop without
+// accounts the local user.
 //
 // What it refuses is a page of another origin in someone's browser. Such a page can make the browser send
 // requests here, GET or POST, form or fetch: CORS only stops it from reading the answers, not the upload,
