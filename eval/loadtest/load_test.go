@@ -78,10 +78,13 @@ func TestLoad(t *testing.T) {
 	s := loadSettings(t)
 	set := questions(t)
 	srv := startServer(t, s, "../../samples/docs")
+	stop := make(chan struct{})
+	busiest := srv.busiest(stop)
 	results, wall := run(t, srv.base, s, func(c, q int) string { return set[(c*s.questions+q)%len(set)] })
+	close(stop)
 	rep := summarize(results, wall, s)
 	t.Logf("load test: %d clients x %d questions, scripted model %v per chat call, %d chat calls in flight at most, "+
-		"at most %v\n\n%s", s.clients, s.questions, s.latency, s.modelCalls, s.limit, rep)
+		"at most %v\n\n%s%s\n", s.clients, s.questions, s.latency, s.modelCalls, s.limit, rep, busiest())
 	failOnErrors(t, results)
 	if ratio := p95Ratio(results, s.latency); s.strict && ratio > 1.2 {
 		t.Errorf("p95 is %.2f times the ideal, want at most 1.2", ratio)
@@ -100,12 +103,15 @@ func TestLoadMixed(t *testing.T) {
 	srv := startServer(t, s, "../../samples/docs")
 	long, short := longAndShort(t, srv, questions(t))
 	srv.latency.Store(int64(s.latency))
+	stop := make(chan struct{})
+	busiest := srv.busiest(stop)
 	results, wall := run(t, srv.base, s, func(c, q int) string {
 		if c%2 == 0 {
 			return long[(c/2+q)%len(long)]
 		}
 		return short[(c/2+q)%len(short)]
 	})
+	close(stop)
 	isShort := map[string]bool{}
 	for _, q := range short {
 		isShort[q] = true
@@ -121,8 +127,8 @@ func TestLoadMixed(t *testing.T) {
 	half := s
 	half.clients = s.clients / 2
 	t.Logf("mixed load test: %d clients x %d questions, half of them long, half short; scripted model %v per chat call, "+
-		"%d chat calls in flight at most\n\nlong questions (%d):\n\n%s\nshort questions (%d):\n\n%s", s.clients, s.questions,
-		s.latency, s.modelCalls, len(long), summarize(longRes, wall, half), len(short), summarize(shortRes, wall, half))
+		"%d chat calls in flight at most\n\nlong questions (%d):\n\n%s\nshort questions (%d):\n\n%s%s\n", s.clients, s.questions,
+		s.latency, s.modelCalls, len(long), summarize(longRes, wall, half), len(short), summarize(shortRes, wall, half), busiest())
 	failOnErrors(t, results)
 	if ratio := ratioP95(shortRes, s.latency); s.strict && ratio > 1.3 {
 		t.Errorf("the short questions' p95 is %.2f times their own ideal, want at most 1.3", ratio)
@@ -201,10 +207,39 @@ func failOnErrors(t *testing.T, results []askResult) {
 	}
 }
 
-// server is the app under load: its base URL and the scripted model's latency per chat call.
+// server is the app under load: its base URL, its model client and the scripted model's latency per chat
+// call.
 type server struct {
 	base    string
+	client  *llm.Client
 	latency atomic.Int64 // nanoseconds
+}
+
+// busiest samples the client's schedulers every 20ms until stop is closed and returns the most calls in
+// flight and waiting it saw, chat and embeddings.
+func (srv *server) busiest(stop <-chan struct{}) func() string {
+	var chat, embed llm.Slots
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(20 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			c, e := srv.client.Slots()
+			chat.InFlight, chat.Waiting = max(chat.InFlight, c.InFlight), max(chat.Waiting, c.Waiting)
+			embed.InFlight, embed.Waiting = max(embed.InFlight, e.InFlight), max(embed.Waiting, e.Waiting)
+			select {
+			case <-tick.C:
+			case <-stop:
+				return
+			}
+		}
+	}()
+	return func() string {
+		<-done
+		return fmt.Sprintf("most chat calls in flight %d, waiting %d; most embeddings requests in flight %d, waiting %d",
+			chat.InFlight, chat.Waiting, embed.InFlight, embed.Waiting)
+	}
 }
 
 // startServer ingests the demo corpus, builds the handlers as `hopwise serve` does, with the model client a
@@ -252,7 +287,7 @@ func startServer(t *testing.T, s settings, corpus string) *server {
 	hs := handlers.NewHTTPServer(ln.Addr().String(), h)
 	go hs.Serve(ln)
 	t.Cleanup(func() { hs.Close() })
-	srv.base = "http://" + ln.Addr().String()
+	srv.base, srv.client = "http://"+ln.Addr().String(), client
 	return srv
 }
 
