@@ -104,9 +104,19 @@ func (s *Service) Record(ctx context.Context, e AuditEvent) {
 	if e.At.IsZero() {
 		e.At = s.now()
 	}
+	if e.Client == "" {
+		e.Client, _ = ctx.Value(clientKey{}).(string)
+	}
 	if err := s.store.AppendAudit(context.WithoutCancel(ctx), e); err != nil {
 		s.opt.Logger.Error("audit log write failed", "action", e.Action, "actor", e.Actor, "err", err)
 	}
+}
+
+type clientKey struct{}
+
+// WithClient tells Record, for the events of this request, the address the request came from.
+func WithClient(ctx context.Context, client string) context.Context {
+	return context.WithValue(ctx, clientKey{}, client)
 }
 
 // Audit returns the latest limit events of the audit log, newest first.

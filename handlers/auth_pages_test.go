@@ -263,6 +263,9 @@ func TestAdminManagesAccountsAndReadsTheAuditLog(t *testing.T) {
 			t.Errorf("the audit log shows no %q", action)
 		}
 	}
+	if !strings.Contains(page.Find(`#audit tr[data-action="account disabled"]`).Text(), "127.0.0.1") {
+		t.Errorf("the disabling's row does not name the admin's address: %q", page.Find(`#audit tr[data-action="account disabled"]`).Text())
+	}
 	if !strings.Contains(page.Find(`#audit tr[data-action="delete"]`).Text(), docs[0].ID) {
 		t.Errorf("the delete's row does not name the document: %q", page.Find(`#audit tr[data-action="delete"]`).Text())
 	}

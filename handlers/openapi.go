@@ -144,10 +144,17 @@ func openAPIDocument() map[string]any {
 		"info": map[string]any{"title": "Hopwise", "version": "1.0.0",
 			"description": "Hopwise answers questions from your own documents, with citations, and says when they do not " +
 				"answer. /api/v1 is its JSON API; /v1 speaks OpenAI's chat completions protocol; /mcp is its MCP server " +
-				"(streamable HTTP). There are no accounts yet: the API is open to whoever can reach the server, " +
-				"except pages of other sites in a browser."},
+				"(streamable HTTP). Once the server has accounts, every call sends an API token (created on the " +
+				"Settings page) as Authorization: Bearer hwt_...; it acts with the token's role (reader, editor or " +
+				"admin) and gets 401 without one, 403 above its role. A laptop install without accounts needs none. " +
+				"Pages of other sites in a browser are refused."},
 		"servers": []any{map[string]any{"url": "/"}},
 		"paths":   paths,
+		"components": map[string]any{"securitySchemes": map[string]any{
+			"token": map[string]any{"type": "http", "scheme": "bearer", "description": "An API token hwt_... from the Settings page"},
+		}},
+		// An empty requirement beside the token: a laptop install without accounts takes calls without one.
+		"security": []any{map[string]any{"token": []any{}}, map[string]any{}},
 	}
 }
 
