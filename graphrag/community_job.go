@@ -12,9 +12,11 @@ import (
 var ErrSummarizing = errors.New("community summaries are already being written")
 
 // SummaryJob runs one summary run at a time in the background, for a page that starts it and reads how
-// far it is while it goes on.
+// far it is while it goes on. Runs live in the context the job was made with, not in the request's that
+// starts them.
 type SummaryJob struct {
-	cs *Communities
+	cs  *Communities
+	ctx context.Context
 
 	mu     sync.Mutex
 	state  SummaryJobState
@@ -33,25 +35,33 @@ type SummaryJobState struct {
 	Cancelled bool
 }
 
-// NewSummaryJob returns the background runner of cs's summaries.
-func NewSummaryJob(cs *Communities) *SummaryJob {
+// NewSummaryJob returns the background runner of cs's summaries; its runs stop when ctx ends.
+func NewSummaryJob(ctx context.Context, cs *Communities) *SummaryJob {
 	done := make(chan struct{})
 	close(done)
-	return &SummaryJob{cs: cs, done: done}
+	return &SummaryJob{cs: cs, ctx: ctx, done: done}
 }
 
-// Communities is the runner's communities, for the estimate a page shows before a run is started.
-func (j *SummaryJob) Communities() *Communities { return j.cs }
+// Estimate counts the communities and plans a run of at most max summaries without starting it: what a
+// page shows before it asks whether to start. It calls no model.
+func (j *SummaryJob) Estimate(ctx context.Context, max int) (SummaryPlan, CommunityCounts, error) {
+	counts, err := j.cs.Counts(ctx)
+	if err != nil {
+		return SummaryPlan{}, CommunityCounts{}, err
+	}
+	plan, err := j.cs.Plan(ctx, max)
+	return plan, counts, err
+}
 
-// Start plans a run of at most max summaries (Communities.Plan) and writes them in the background under
-// ctx, which should outlive the request that starts it. It returns the plan at once, ErrSummarizing while
-// another run goes on.
-func (j *SummaryJob) Start(ctx context.Context, max int) (SummaryPlan, error) {
+// Start plans a run of at most max summaries (Communities.Plan) and writes them in the background. It
+// returns the plan at once, ErrSummarizing while another run goes on.
+func (j *SummaryJob) Start(max int) (SummaryPlan, error) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if j.state.Running {
 		return SummaryPlan{}, ErrSummarizing
 	}
+	ctx := j.ctx
 	plan, err := j.cs.Plan(ctx, max)
 	if err != nil {
 		return SummaryPlan{}, err

@@ -66,6 +66,11 @@ var routeRules = map[string]accessRule{
 	"GET /graph":                  reader,
 	"GET /graph/entity":           reader,
 	"GET /graph/relation":         reader,
+
+	"GET /graph/communities":            reader,
+	"POST /graph/communities/summaries": audited(editor, "summarize communities"),
+	"POST /graph/communities/stop":      editor,
+
 	"GET /status":                 reader,
 	"GET /api/status":             reader,
 	"GET /api/documents":          reader,

@@ -71,6 +71,9 @@ type Deps struct {
 	Auth *auth.Service
 	// TrustedProxies are the peers whose X-Forwarded-For and X-Forwarded-Proto are believed (client_ip.go).
 	TrustedProxies []netip.Prefix
+	// Summaries writes the community summaries from the graph page (graph_communities.go); nil: the page
+	// shows the topics' counts only.
+	Summaries Summaries
 }
 
 // server holds the dependencies every handler shares.
@@ -148,6 +151,9 @@ func (s *server) routes(e *echo.Echo) {
 	e.GET("/graph", s.graphPage)
 	e.GET("/graph/entity", s.graphEntity)
 	e.GET("/graph/relation", s.graphRelation)
+	e.GET("/graph/communities", s.graphCommunities)
+	e.POST("/graph/communities/summaries", s.graphSummarize)
+	e.POST("/graph/communities/stop", s.graphSummariesStop)
 
 	e.GET("/status", s.statusPage)
 

@@ -161,6 +161,7 @@ not run.`,
 			}
 			fmt.Fprintf(c.e.stdout, "deleted %s %s\n", d.ID, d.Name)
 		}
+		refreshCommunities(ctx, c.e, a)
 		return nil
 	})
 	return cmd

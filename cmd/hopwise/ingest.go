@@ -96,6 +96,7 @@ func ingest(ctx context.Context, e *env, cfg *config.Config, logger *slog.Logger
 	if err != nil {
 		return err
 	}
+	refreshCommunities(ctx, e, a)
 	if failed > 0 {
 		return fmt.Errorf("%d of %d file(s) or page(s) failed; the others were ingested", failed, len(files))
 	}

@@ -59,6 +59,10 @@ func serve(ctx context.Context, e *env, cfg *config.Config, logger *slog.Logger)
 		return usageError(err)
 	}
 
+	// Communities are recomputed after documents change; their summaries are written from the Graph page.
+	summaries, stopCommunities := startCommunities(context.WithoutCancel(ctx), a)
+	defer stopCommunities()
+
 	closing := make(chan struct{})
 	h := handlers.New(handlers.Deps{
 		Logger: logger, Status: a.status, Store: a.store, Ingester: a.ingester, Chat: agent.NewChat(ag, a.store),
@@ -68,7 +72,7 @@ func serve(ctx context.Context, e *env, cfg *config.Config, logger *slog.Logger)
 			AskPerMinute: cfg.AskPerMinute, UploadPerMinute: cfg.UploadPerMinute,
 		},
 		PublicHosts: strings.Split(cfg.PublicHost, ","), Secret: []byte(cfg.Secret),
-		Closing: closing, Auth: accounts, TrustedProxies: proxies,
+		Closing: closing, Auth: accounts, TrustedProxies: proxies, Summaries: summaries,
 	})
 	ln, err := handlers.Listen(cfg.Addr, cfg.MaxConns)
 	if err != nil {

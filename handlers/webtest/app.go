@@ -37,6 +37,8 @@ type Options struct {
 	ModelCalls   int              // chat calls in flight at once (default 8; llm.LocalConcurrency is the local server's)
 	// Demo starts from a copy of a store that already holds the demo corpus, ingested once per test binary.
 	Demo bool
+	// SummaryDelay slows each community summary call down, for tests that watch a run's progress.
+	SummaryDelay time.Duration
 	// Auth configures the accounts (App.Auth): none exist at first, so nobody signs in unless
 	// Auth.Required is set or the test creates one. Its hash defaults to authtest.FastHash.
 	Auth           auth.Options
@@ -49,9 +51,13 @@ type App struct {
 	Store    *sqlite.Store
 	Ingester *graphrag.Ingester
 	Auth     *auth.Service
-	Handler  http.Handler
-	closing  chan struct{}
-	script   *script
+	// Refresher recomputes the communities after documents are read or deleted, as `hopwise serve`'s does
+	// (with delays of 100 ms and 10 s); Summaries writes their summaries for the graph page.
+	Refresher *graphrag.CommunityRefresher
+	Summaries *graphrag.SummaryJob
+	Handler   http.Handler
+	closing   chan struct{}
+	script    *script
 }
 
 // AnswersWaiting is how many streamed answers are held at Options.AnswerGate.
@@ -87,8 +93,17 @@ func New(t testing.TB, opt Options) *App {
 		defer close(done)
 		_ = ingester.Run(ctx)
 	}()
+	communities := graphrag.NewCommunities(store, client, logger)
+	refresher := graphrag.NewCommunityRefresher(communities, logger).WithDelays(100*time.Millisecond, 10*time.Second)
+	progress, unsubscribe := ingester.Subscribe()
+	refreshed := make(chan struct{})
+	go func() {
+		defer close(refreshed)
+		refresher.Run(ctx, progress)
+	}()
+	summaries := graphrag.NewSummaryJob(ctx, communities)
 	retriever := graphrag.NewRetriever(store, client)
-	ag := agent.New(client, retriever, nil, nil, agent.Config{MaxRunTime: time.Minute}, logger)
+	ag := agent.New(client, retriever, nil, nil, agent.Config{MaxRunTime: time.Minute}, logger).WithCollection(store)
 	if opt.Auth.Hash == (auth.HashParams{}) {
 		opt.Auth.Hash = authtest.FastHash
 	}
@@ -97,16 +112,21 @@ func New(t testing.TB, opt Options) *App {
 		cancel()
 		t.Fatalf("auth: %v", err)
 	}
-	a := &App{Model: model, Store: store, Ingester: ingester, Auth: accounts, closing: make(chan struct{}), script: sc}
+	a := &App{Model: model, Store: store, Ingester: ingester, Auth: accounts, Refresher: refresher, Summaries: summaries,
+		closing: make(chan struct{}), script: sc}
 	a.Handler = handlers.New(handlers.Deps{
 		Logger: logger, Status: func(context.Context) handlers.Status { return status() },
 		Store: store, Ingester: ingester, Chat: agent.NewChat(ag, store), Retriever: retriever, Limits: opt.Limits, Closing: a.closing,
 		URLFetch: opt.URLFetch, PublicHosts: opt.PublicHosts, Auth: accounts, TrustedProxies: opt.TrustedProxies,
+		Summaries: summaries,
 	})
 	t.Cleanup(func() {
 		a.Close()
 		cancel()
 		<-done
+		unsubscribe()
+		<-refreshed
+		_ = summaries.Wait(context.Background())
 		store.Close()
 	})
 	return a
@@ -122,7 +142,7 @@ func ScriptedModel(t testing.TB, opt Options) *llmtest.Server {
 
 func scriptedModel(t testing.TB, opt Options) (*llmtest.Server, *script) {
 	t.Helper()
-	sc := &script{gate: opt.AnswerGate, tokenDelay: opt.TokenDelay, extractDelay: opt.ExtractDelay, answers: opt.Answers}
+	sc := &script{gate: opt.AnswerGate, tokenDelay: opt.TokenDelay, extractDelay: opt.ExtractDelay, summaryDelay: opt.SummaryDelay, answers: opt.Answers}
 	model := llmtest.New(t, llmtest.WithEmbedDim(storeOptions.EmbedDim))
 	model.Handle(sc.reply)
 	return model, sc

@@ -26,6 +26,7 @@ type script struct {
 	waiting      atomic.Int32    // streamed answers held at the gate
 	tokenDelay   time.Duration
 	extractDelay time.Duration
+	summaryDelay time.Duration
 	answers      map[string]string // question substring -> answer markdown, for tests that need a payload
 }
 
@@ -45,7 +46,13 @@ func (s *script) reply(req llmtest.Request) (llmtest.Reply, bool) {
 	user := req.LastUser()
 	switch task {
 	case "decide retrieval":
-		return jsonReply(map[string]any{"retrieve": true, "queries": []string{}}), true
+		return jsonReply(map[string]any{"retrieve": true, "queries": []string{}, "whole_collection": collectionQuestion.MatchString(question(user))}), true
+	case "summarize community":
+		rp := summarizeCommunity(user)
+		rp.Delay = s.summaryDelay
+		return rp, true
+	case "answer about the collection":
+		return s.stream(collectionOverview(user)), true
 	case "condense follow-up":
 		_, latest, _ := strings.Cut(user, "Latest message: ")
 		return jsonReply(map[string]any{"question": strings.TrimSpace(latest)}), true
@@ -70,6 +77,46 @@ func (s *script) reply(req llmtest.Request) (llmtest.Reply, bool) {
 		return s.stream("I can only answer from what your documents say."), true
 	}
 	return llmtest.Reply{}, false
+}
+
+// collectionQuestion marks a question about the documents as a whole, which the decision sends to the
+// community summaries.
+var collectionQuestion = regexp.MustCompile(`(?i)\b(across|these documents|main (themes|topics))\b`)
+
+// summarizeCommunity writes a topic's report from its prompt: titled by its first two names, summarised by
+// its first facts.
+func summarizeCommunity(user string) llmtest.Reply {
+	var names, facts []string
+	section := ""
+	for _, line := range strings.Split(user, "\n") {
+		switch {
+		case strings.HasSuffix(line, ":") && !strings.HasPrefix(line, "- "):
+			section = line
+		case strings.HasPrefix(line, "- ") && section == "Names:":
+			name, _, _ := strings.Cut(strings.TrimPrefix(line, "- "), " (")
+			name, _, _ = strings.Cut(name, ": ")
+			names = append(names, name)
+		case strings.HasPrefix(line, "- ") && section == "Facts:":
+			facts = append(facts, strings.TrimPrefix(line, "- "))
+		}
+	}
+	return jsonReply(map[string]string{"title": strings.Join(names[:min(2, len(names))], " and "),
+		"summary": "A topic of " + strings.Join(names[:min(4, len(names))], ", ") + ". " + strings.Join(facts[:min(2, len(facts))], " ")})
+}
+
+// collectionOverview answers from topic summaries: one line a summary, cited.
+func collectionOverview(user string) string {
+	its := items(user)
+	if len(its) == 0 {
+		return "The documents' topics do not cover this question."
+	}
+	var b strings.Builder
+	b.WriteString("The documents cover these topics:\n\n")
+	for _, it := range its {
+		title, _, _ := strings.Cut(it.text, ". ")
+		fmt.Fprintf(&b, "- %s [%d]\n", strings.TrimSpace(title), it.n)
+	}
+	return b.String()
 }
 
 var dataFence = regexp.MustCompile(`(?s)<data n="(\d+)" from="([^"]*)">\n(.*?)\n</data>`)
