@@ -107,7 +107,7 @@ func (s *Service) change(ctx context.Context, by Principal, id, action, detail s
 	if err := s.store.PutAccount(ctx, changed); err != nil {
 		return err
 	}
-	if changed.Disabled {
+	if changed.Disabled || changed.PasswordHash != a.PasswordHash {
 		if err := s.store.DeleteSessions(ctx, "", id); err != nil {
 			return err
 		}
@@ -175,3 +175,22 @@ func (s *Service) ChangePassword(ctx context.Context, p Principal, current, next
 
 // IsInvalid reports an error a person can correct, whose message says how.
 func IsInvalid(err error) bool { return errors.Is(err, ErrInvalid) || errors.Is(err, ErrNameTaken) }
+
+// SetPassword gives another account a new password (the person forgot theirs); by must be an admin.
+// Every session of that account ends; its tokens stay.
+func (s *Service) SetPassword(ctx context.Context, by Principal, id, password string) error {
+	if !by.Role.Allows(Admin) {
+		return ErrForbidden
+	}
+	if err := checkPassword(password); err != nil {
+		return err
+	}
+	if by.Account.ID == id {
+		return fmt.Errorf("%w: change your own password on your Settings page", ErrInvalid)
+	}
+	hash, err := s.hash(ctx, password)
+	if err != nil {
+		return err
+	}
+	return s.change(ctx, by, id, "password reset", "", func(a *Account) { a.PasswordHash = hash })
+}

@@ -69,3 +69,10 @@ func TestAttemptsHoldBoundedKeys(t *testing.T) {
 		t.Error("still blocked once the failures left the window")
 	}
 }
+
+// BenchmarkHashPassword measures one argon2id hash at DefaultHash: the cost of each sign-in.
+func BenchmarkHashPassword(b *testing.B) {
+	for b.Loop() {
+		hashPassword("correct horse battery staple", DefaultHash)
+	}
+}

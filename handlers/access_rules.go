@@ -43,6 +43,7 @@ var routeRules = map[string]accessRule{
 	"POST /admin/users":              admin,
 	"POST /admin/users/:id/role":     admin,
 	"POST /admin/users/:id/disabled": admin,
+	"POST /admin/users/:id/password": admin,
 	"POST /admin/tokens/:id/revoke":  admin,
 
 	"GET /":                               reader,

@@ -19,6 +19,8 @@ func (s *server) adminPage(c echo.Context) error {
 		notice = "The account was created."
 	case "changed":
 		notice = "The account was changed."
+	case "password":
+		notice = "The password was set, and the account's browsers were signed out: give the person the new password."
 	case "revoked":
 		notice = "The token was revoked."
 	}
@@ -117,6 +119,16 @@ func (s *server) userDisabled(c echo.Context) error {
 		err = s.Auth.SetDisabled(c.Request().Context(), pr, c.Param("id"), c.FormValue("disabled") == "yes")
 	}
 	return s.adminDone(c, err, "changed")
+}
+
+// userPassword sets the password of another account, whose sessions end.
+func (s *server) userPassword(c echo.Context) error {
+	pr, _ := principalOf(c)
+	var err error
+	if s.Auth != nil {
+		err = s.Auth.SetPassword(c.Request().Context(), pr, c.Param("id"), c.FormValue("password"))
+	}
+	return s.adminDone(c, err, "password")
 }
 
 func (s *server) adminTokenRevoke(c echo.Context) error {

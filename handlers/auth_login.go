@@ -28,6 +28,7 @@ func (s *server) routesAuth(e *echo.Echo) {
 	e.POST("/admin/users", s.userCreate)
 	e.POST("/admin/users/:id/role", s.userRole)
 	e.POST("/admin/users/:id/disabled", s.userDisabled)
+	e.POST("/admin/users/:id/password", s.userPassword)
 	e.POST("/admin/tokens/:id/revoke", s.adminTokenRevoke)
 }
 

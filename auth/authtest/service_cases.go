@@ -95,6 +95,7 @@ func RunService(t *testing.T, newStore func(t *testing.T) auth.Store) {
 		{"sign-ins are rate limited per account and per client", testRateLimits},
 		{"changing the password ends the other sessions", testChangePassword},
 		{"the last admin stays an admin", testLastAdmin},
+		{"an admin sets a forgotten password", testSetPassword},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, newServiceFixture(t, newStore(t))) })
@@ -347,4 +348,26 @@ func testFirstStart(t *testing.T, s auth.Store) {
 	if !again.Enforced() {
 		t.Error("a store with an account does not require sign-in")
 	}
+}
+
+func testSetPassword(t *testing.T, f *serviceFixture) {
+	bo := f.account("bo", auth.Editor)
+	pb, secret := f.login("bo", "a password of bo!", "192.0.2.2")
+	if err := f.svc.SetPassword(f.ctx, pb, f.admin.Account.ID, "an editor's takeover"); !errors.Is(err, auth.ErrForbidden) {
+		t.Errorf("an editor setting the admin's password: %v, want ErrForbidden", err)
+	}
+	if err := f.svc.SetPassword(f.ctx, f.admin, bo.ID, "short"); !auth.IsInvalid(err) {
+		t.Errorf("a short password: %v, want refused", err)
+	}
+	if err := f.svc.SetPassword(f.ctx, f.admin, f.admin.Account.ID, "the admin's own new one"); !auth.IsInvalid(err) {
+		t.Errorf("the admin's own password here: %v, want refused (Settings asks for the current one)", err)
+	}
+	if err := f.svc.SetPassword(f.ctx, f.admin, bo.ID, "bo's brand new password"); err != nil {
+		t.Fatalf("SetPassword: %v", err)
+	}
+	_, err := f.svc.SessionPrincipal(f.ctx, secret)
+	wantCredentials(t, "bo's session after the reset", err)
+	_, _, err = f.svc.Login(f.ctx, "bo", "a password of bo!", "192.0.2.2")
+	wantCredentials(t, "bo's old password", err)
+	f.login("bo", "bo's brand new password", "192.0.2.2")
 }
