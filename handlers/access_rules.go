@@ -67,6 +67,17 @@ var routeRules = map[string]accessRule{
 	"GET /graph":                  reader,
 	"GET /graph/entity":           reader,
 	"GET /graph/relation":         reader,
+	// the edits of the graph (graph_duplicates.go, graph_edit_api.go), each also an edit in the store
+	"GET /graph/duplicates":               reader,
+	"POST /graph/duplicates/:id/merge":    audited(editor, "edit graph"),
+	"POST /graph/duplicates/:id/distinct": audited(editor, "edit graph"),
+	"POST /graph/edits/:id/undo":          audited(editor, "edit graph"),
+	"GET /graph/entities/edit":            reader,
+	"POST /graph/entities/edit":           audited(editor, "edit graph"),
+	"GET /api/v1/graph/duplicates":        reader,
+	"GET /api/v1/graph/edits":             reader,
+	"POST /api/v1/graph/edits":            audited(editor, "edit graph"),
+	"POST /api/v1/graph/edits/:id/undo":   audited(editor, "edit graph"),
 
 	"GET /graph/communities":            reader,
 	"POST /graph/communities/summaries": audited(editor, "summarize communities"),

@@ -17,6 +17,7 @@ type Store interface {
 	Entities(ctx context.Context, keys []string) ([]graphrag.Entity, error)
 	SearchEntities(ctx context.Context, query string, k int) ([]graphrag.Entity, error)
 	Neighborhood(ctx context.Context, keys []string, hops, limit int) ([]graphrag.Edge, error)
+	graphrag.EditStore
 	graphrag.ConversationStore
 }
 

@@ -85,6 +85,21 @@ func apiOperations() []apiOp {
 				{Name: "hops", Type: "integer", Description: "1 (default) or 2"},
 				{Name: "limit", Type: "integer", Description: "relations to return (default 60, at most 200)"}},
 			Result: apiv1.Neighbourhood{}},
+		{Method: "GET", Path: "/api/v1/graph/duplicates", Tag: "graph", Summary: "Possible duplicates waiting for review",
+			Description: "Pairs of entities the resolver proposed at ingest without merging them, with its rule, confidence and evidence. " +
+				"Decide one with POST /api/v1/graph/edits (kind merge or distinct, proposal its id).", Result: duplicatesJSON{}},
+		{Method: "GET", Path: "/api/v1/graph/edits", Tag: "graph", Summary: "The edits of the graph, newest first",
+			Description: "Merges (the resolver's and people's), splits, renames, retypes, aliases, deletions, decisions and undos.",
+			Query:       []apiParam{{Name: "entity", Type: "string", Repeated: true, Description: "only those of this entity (key or name)"}},
+			Result:      editsJSON{}},
+		{Method: "POST", Path: "/api/v1/graph/edits", Tag: "graph", Summary: "Edit the graph",
+			Description: "kind: merge (other into entity), split (passages of entity to a new entity name), rename, retype, alias, " +
+				"delete_entity, delete_relation (relation, a fact of entity), distinct (entity and other are not one). Edits are kept: " +
+				"re-extraction and re-ingest do not undo them. 400 says why an edit cannot be made.",
+			Body: editRequestJSON{}, Result: editJSON{}, Status: 201},
+		{Method: "POST", Path: "/api/v1/graph/edits/:id/undo", Tag: "graph", Summary: "Undo an edit",
+			Description: "Puts back what the edit changed, keeping what was ingested since; a merge undone is not made again by the resolver.",
+			Result:      editJSON{}, Status: 201},
 		{Method: "POST", Path: "/api/v1/ask", Tag: "ask", Summary: "Ask a question; the answer cites its sources",
 			Description: "Without conversation_id a new conversation starts. result.not_found is true when the documents do not answer.",
 			Body:        askRequest{}, Result: askResponse{}, Stream: askStream},
