@@ -166,6 +166,16 @@ func containment(ka, kb string) (shorter, longer string, extra []string, tail, o
 	return ka, kb, extra, strings.HasSuffix(kb, " "+ka), true
 }
 
+// numeric reports whether every word is a number ("2004", "3"): what a date adds to its month.
+func numeric(words []string) bool {
+	for _, w := range words {
+		if !strings.ContainsFunc(w, unicode.IsDigit) {
+			return false
+		}
+	}
+	return len(words) > 0
+}
+
 // sameWords reports whether two keys hold the same words in another order ("chen wei", "wei chen").
 func sameWords(ka, kb string) bool {
 	wa, wb := strings.Fields(ka), strings.Fields(kb)

@@ -57,9 +57,9 @@ var passages = []passage{
 		[]string{"Prabhatsinh Chauhan", "BJP"}, []graphrag.Triple{{Subject: "Prabhatsinh Chauhan", Predicate: "member of", Object: "BJP"}}},
 	{"tarski.md", "Tarski's circle-squaring problem", "The problem was posed by Alfred Tarski in 1925; Tarski asked it of discs.",
 		[]string{"Alfred Tarski", "Tarski", "1925"}, []graphrag.Triple{{Subject: "Tarski", Predicate: "posed in", Object: "1925"}}},
-	{"durant.md", "Kevin Durant", "Kevin Durant plays basketball.", []string{"Kevin Durant"}, nil},
-	{"thunder.md", "Oklahoma City Thunder", "Durant played for the Thunder.", []string{"Durant", "Thunder"},
-		[]graphrag.Triple{{Subject: "Durant", Predicate: "played for", Object: "Thunder"}}},
+	{"dot.md", "Overbooking in the US", "The US Department of Transportation sets the caps.", []string{"US Department of Transportation"}, nil},
+	{"fares.md", "Fares", "The Department of Transportation adjusts the caps.", []string{"Department of Transportation", "caps"},
+		[]graphrag.Triple{{Subject: "Department of Transportation", Predicate: "adjusts", Object: "caps"}}},
 }
 
 func ingest(t *testing.T) (*sqlite.Store, *resolve.Resolver) {
@@ -152,12 +152,12 @@ func TestResolverAtIngest(t *testing.T) {
 		t.Errorf("merges recorded %v, want bjp by abbreviation and tarski as a short form", rules)
 	}
 	// not sure: proposed for review, not merged
-	if _, ok := entity(t, st, "Durant"); !ok {
-		t.Errorf("Durant was merged; want it proposed only")
+	if _, ok := entity(t, st, "Department of Transportation"); !ok {
+		t.Errorf("Department of Transportation was merged; want it proposed only")
 	}
 	proposals, err := st.Edits(ctx, graphrag.EditQuery{Statuses: []graphrag.EditStatus{graphrag.EditProposed}})
-	if err != nil || len(proposals) != 1 || !slices.Equal(proposals[0].Keys, []string{"kevin durant", "durant"}) {
-		t.Errorf("proposals %+v, %v; want Durant / Kevin Durant", proposals, err)
+	if err != nil || len(proposals) != 1 || !slices.Equal(proposals[0].Keys, []string{"us department of transportation", "department of transportation"}) {
+		t.Errorf("proposals %+v, %v; want (US) Department of Transportation", proposals, err)
 	}
 }
 
@@ -208,26 +208,27 @@ func TestUserMergeHoldsAgainstReExtraction(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := entity(t, st, "Durant"); ok {
-		t.Errorf("Durant still an entity after the merge")
+	if _, ok := entity(t, st, "Department of Transportation"); ok {
+		t.Errorf("Department of Transportation still an entity after the merge")
 	}
 	if left, _ := st.Edits(ctx, graphrag.EditQuery{Statuses: []graphrag.EditStatus{graphrag.EditProposed}}); len(left) != 0 {
 		t.Errorf("the proposal is still open after the merge: %+v", left)
 	}
-	// the passage is extracted again: Durant still means Kevin Durant
-	c := graphrag.Chunk{ID: graphrag.ChunkID(graphrag.DocumentID(graphrag.ContentHash([]byte("x"))), 0), DocTitle: "Oklahoma City Thunder"}
-	x := graphrag.TriplesExtraction(c, []string{"Durant", "Thunder"}, []graphrag.Triple{{Subject: "Durant", Predicate: "played for", Object: "Thunder"}})
+	// a passage is extracted again: the short name still means the merged entity
+	c := graphrag.Chunk{ID: graphrag.ChunkID(graphrag.DocumentID(graphrag.ContentHash([]byte("x"))), 0), DocTitle: "Fares"}
+	x := graphrag.TriplesExtraction(c, []string{"Department of Transportation", "caps"},
+		[]graphrag.Triple{{Subject: "Department of Transportation", Predicate: "adjusts", Object: "caps"}})
 	got, err := res.Resolve(ctx, c, x)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Entities[0].Key != "kevin durant" || got.Relations[0].Source != "kevin durant" {
-		t.Errorf("re-extraction resolved to %+v, want Durant under kevin durant", got)
+	if k := "us department of transportation"; got.Entities[0].Key != k || got.Relations[0].Source != k {
+		t.Errorf("re-extraction resolved to %+v, want it under %q", got, k)
 	}
 	if _, err := ed.Undo(ctx, m.ID); err != nil {
 		t.Fatal(err)
 	}
-	if d, ok := entity(t, st, "Durant"); !ok || len(d.ChunkIDs) != 1 {
-		t.Errorf("after the undo Durant = %+v, %v; want it back with its passage", d, ok)
+	if d, ok := entity(t, st, "Department of Transportation"); !ok || len(d.ChunkIDs) != 1 {
+		t.Errorf("after the undo Department of Transportation = %+v, %v; want it back with its passage", d, ok)
 	}
 }

@@ -110,6 +110,9 @@ func abbreviation(short, long Mention, lk string, desc float64) Decision {
 	case desc >= 0.5:
 		return decide(0.9, "abbreviation", ev, fmt.Sprintf("descriptions alike at %.2f", desc))
 	}
+	if len([]rune(strings.ReplaceAll(key(short.Name), " ", ""))) < 3 {
+		return decide(0.3, "two letters", ev, "two letters abbreviate too many names")
+	}
 	return decide(0.55, "possible abbreviation", ev, "nothing around them confirms it")
 }
 
@@ -117,6 +120,9 @@ func abbreviation(short, long Mention, lk string, desc float64) Decision {
 // "Acme" for Acme Robotics, "Munich" for "Munich, Bavaria", but not "Boulder Dam" for the Boulder Dam
 // Hotel, a thing named after it, nor the Amite River for the Petite Amite River.
 func shortForm(a, b Mention, shorter, longer string, extra []string, tail bool, desc float64) Decision {
+	if numeric(extra) {
+		return decide(0.2, "one of it, numbered", fmt.Sprintf("%q is a date or a number of %q", longer, shorter))
+	}
 	for _, w := range extra {
 		if kindWords[w] && !tail {
 			return decide(0.2, "named after it", fmt.Sprintf("%q is a %s named after %q", longer, w, shorter))
@@ -137,15 +143,18 @@ func shortForm(a, b Mention, shorter, longer string, extra []string, tail bool, 
 	// first words ("Department of Transportation"); "Gatwick" is not City Place Gatwick
 	surname := len(strings.Fields(shorter)) == 1 && len(strings.Fields(longer)) == 2
 	if tail && !surname && len(strings.Fields(shorter)) < 2 {
-		return decide(0.55, "possible short form", ev)
+		return decide(0.3, "one name inside the other", ev)
 	}
 	switch {
 	case sharesDoc(a, b) && (desc < 0 || desc >= 0.5):
 		return decide(0.92, "short form", ev, "both in one document")
 	case typesKnownAlike(a.Type, b.Type) && desc >= 0.7:
 		return decide(0.9, "short form", ev, fmt.Sprintf("descriptions alike at %.2f", desc))
+	case typesKnownAlike(a.Type, b.Type) || len(strings.Fields(shorter)) > 1:
+		// worth a person's look; one bare word inside a longer name ("Smith", "Republic") is not
+		return decide(0.55, "possible short form", ev)
 	}
-	return decide(0.55, "possible short form", ev)
+	return decide(0.3, "one name inside the other", ev)
 }
 
 // spelling is the verdict on two keys that differ in a few letters: "Bharatiya Janta Party" for the
