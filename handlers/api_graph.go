@@ -43,7 +43,12 @@ func (s *server) apiEntities(c echo.Context) error {
 	return c.JSON(http.StatusOK, map[string]any{"entities": out})
 }
 
-// apiNeighborhood returns the relations around ?entity= keys (1 or 2 hops), or only ?facts= relation IDs.
+// maxNeighbourEdges bounds ?limit=: the most relations one drawing asks for.
+const maxNeighbourEdges = 400
+
+// apiNeighborhood returns the relations around ?entity= keys (1 or 2 hops), at most ?limit= of them
+// (neighbourEdges by default, up to maxNeighbourEdges), with more=true when the limit cut them; or only
+// ?facts= relation IDs.
 func (s *server) apiNeighborhood(c echo.Context) error {
 	ctx := c.Request().Context()
 	keys := queryKeys(c)
@@ -51,22 +56,36 @@ func (s *server) apiNeighborhood(c echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, "Give at least one entity=.")
 	}
 	hops, _ := strconv.Atoi(c.QueryParam("hops"))
+	limit := neighbourEdges
+	if l := c.QueryParam("limit"); l != "" {
+		n, err := strconv.Atoi(l)
+		if err != nil || n < 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, "limit= must be a positive number.")
+		}
+		limit = min(n, maxNeighbourEdges)
+	}
 	facts := splitList(c.QueryParam("facts"))
 	var edges []graphrag.Edge
 	var err error
-	if hops == 2 && len(facts) == 0 {
-		edges, err = s.Store.Neighborhood(ctx, keys, 2, neighbourEdges)
-	} else {
+	switch {
+	case len(facts) > 0:
 		edges, err = s.graphEdges(ctx, keys, facts)
+	case hops == 2:
+		edges, err = s.Store.Neighborhood(ctx, keys, 2, limit+1)
+	default:
+		edges, err = s.Store.Neighborhood(ctx, keys, 1, limit+1)
 	}
 	if err != nil {
 		return err
 	}
+	more := len(facts) == 0 && len(edges) > limit
+	edges = edges[:min(len(edges), limit)]
 	nodeKeys := append([]string(nil), keys...)
 	out := struct {
 		Nodes []nodeJSON `json:"nodes"`
 		Edges []edgeJSON `json:"edges"`
-	}{Nodes: []nodeJSON{}, Edges: []edgeJSON{}}
+		More  bool       `json:"more"`
+	}{Nodes: []nodeJSON{}, Edges: []edgeJSON{}, More: more}
 	for _, e := range edges {
 		out.Edges = append(out.Edges, edgeJSON{ID: e.ID, Source: e.Source, Target: e.Target, Type: e.Type,
 			Label: strings.ToLower(strings.ReplaceAll(e.Type, "_", " ")), Values: e.Values, Docs: e.DocIDs})

@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"net/http"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/hopwise/hopwise/graphrag"
@@ -59,13 +60,29 @@ func (s *server) sources(ctx context.Context, chunkIDs []string) ([]web.SourceVi
 	var docs []web.DocLink
 	seen := map[string]bool{}
 	for _, ch := range chunks {
-		srcs = append(srcs, web.SourceView{DocID: ch.DocID, DocName: ch.DocName, ChunkID: ch.ID, Text: snippet(ch.Text, 400)})
+		srcs = append(srcs, web.SourceView{DocID: ch.DocID, DocName: ch.DocName, ChunkID: ch.ID, Text: passageExcerpt(ch.Text, passageChars)})
 		if !seen[ch.DocID] {
 			seen[ch.DocID] = true
 			docs = append(docs, web.DocLink{ID: ch.DocID, Name: ch.DocName})
 		}
 	}
 	return srcs, docs, nil
+}
+
+// passageChars bounds a passage shown under "Where it was found": most passages fit whole.
+const passageChars = 1500
+
+// passageExcerpt shortens a passage's Markdown to about n bytes at a line boundary, so that a table keeps
+// whole rows (with its header, still a table) and a paragraph ends where a line does; a single long line
+// is cut at a word.
+func passageExcerpt(text string, n int) string {
+	if len(text) <= n {
+		return text
+	}
+	if cut := strings.LastIndexByte(text[:n], '\n'); cut > n/2 {
+		return strings.TrimRight(text[:cut], "\n") + "\n\n…"
+	}
+	return snippet(text, n)
 }
 
 // snippet shortens text to about n bytes at a word boundary.

@@ -39,6 +39,9 @@ type Options struct {
 	Demo bool
 	// SummaryDelay slows each community summary call down, for tests that watch a run's progress.
 	SummaryDelay time.Duration
+	// StoreFrom opens this SQLite file, with the embedding model and dimension it recorded, instead of a
+	// new store (a copy the test made: it is written to). Questions' vectors then do not match its own.
+	StoreFrom string
 	// Auth configures the accounts (App.Auth): none exist at first, so nobody signs in unless
 	// Auth.Required is set or the test creates one. Its hash defaults to authtest.FastHash.
 	Auth           auth.Options
@@ -80,7 +83,11 @@ func New(t testing.TB, opt Options) *App {
 	if opt.Demo {
 		copyDemo(t, client, path)
 	}
-	store, err := sqlite.Open(ctx, path, storeOptions, logger)
+	open := storeOptions
+	if opt.StoreFrom != "" {
+		path, open = opt.StoreFrom, sqlite.Options{}
+	}
+	store, err := sqlite.Open(ctx, path, open, logger)
 	if err != nil {
 		cancel()
 		t.Fatalf("open store: %v", err)

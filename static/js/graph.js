@@ -1,9 +1,13 @@
 // Graph explorer: draws entity neighbourhoods with cytoscape from /api/graph/neighborhood. Names are only ever
 // given to cytoscape as data (drawn as canvas text) or set with textContent, never as HTML. Details come
-// from the server as htmx fragments.
+// from the server as htmx fragments. A large neighbourhood is drawn in rings around what was asked for
+// (cytoscape's concentric layout), PAGE facts at a time with "Show more"; labels that would cover another
+// label or a circle are left out, most connected names first, and shown while the pointer is on them.
 (function () {
   "use strict";
 
+  var PAGE = 30; // facts drawn at first, and added by each "Show more"
+  var RINGS = 12; // above this many names the drawing is in rings rather than force-directed
   var palette = ["#1d5fa8", "#1f7a3d", "#9a5b00", "#7a3d9a", "#b42318", "#0f7b80", "#5b6169", "#a8326d"];
   function colour(type) {
     var h = 0;
@@ -24,8 +28,16 @@
         { selector: "node", style: {
           "background-color": "data(colour)", "label": "data(name)", "color": "#1f2328", "font-size": 12,
           "text-valign": "bottom", "text-margin-y": 4, "width": 26, "height": 26,
+          "text-wrap": "ellipsis", "text-max-width": "150px",
           "text-background-color": "#ffffff", "text-background-opacity": 0.8, "text-background-padding": 2 } },
         { selector: "node.start", style: { "border-width": 4, "border-color": "#f0a000", "width": 34, "height": 34 } },
+        // Labels pointing away from the centre of the rings: left of a name on the left, and so on.
+        { selector: "node.lab-left", style: { "text-halign": "left", "text-valign": "center", "text-margin-x": -6, "text-margin-y": 0 } },
+        { selector: "node.lab-right", style: { "text-halign": "right", "text-valign": "center", "text-margin-x": 6, "text-margin-y": 0 } },
+        { selector: "node.lab-top", style: { "text-valign": "top", "text-margin-y": -4 } },
+        { selector: "node.nolabel", style: { "label": "" } },
+        { selector: "node.hover, node:selected", style: { "label": "data(name)", "z-index": 20, "text-background-opacity": 1,
+          "text-wrap": "none" } },
         { selector: "edge", style: {
           "width": 2, "line-color": "#b8b4a9", "target-arrow-color": "#b8b4a9", "target-arrow-shape": "triangle",
           "curve-style": "bezier", "label": "", "font-size": 10, "color": "#5b6169",
@@ -36,10 +48,14 @@
       ]
     });
 
-    function load(keys, onlyFacts) {
+    var more = { keys: [], limit: PAGE };
+    var moreButton = document.getElementById("graph-more");
+
+    function load(keys, onlyFacts, limit) {
       var q = new URLSearchParams();
       keys.forEach(function (k) { q.append("entity", k); });
       if (onlyFacts) q.set("facts", onlyFacts);
+      else q.set("limit", String(limit || PAGE));
       return fetch("/api/graph/neighborhood?" + q.toString(), { credentials: "same-origin" })
         .then(function (r) { if (!r.ok) throw new Error("status " + r.status); return r.json(); })
         .then(function (g) {
@@ -61,13 +77,83 @@
           cy.edges().toggleClass("labelled", cy.edges().length <= 20);
           applyFilter();
           buildFilter();
-          cy.layout({ name: "cose", animate: false, padding: 30, nodeRepulsion: function () { return 9000; } }).run();
-          if (cy.zoom() > 1.5) { cy.zoom(1.5); cy.center(); } // a few nodes should not fill the screen
+          layout();
+          if (!onlyFacts) {
+            more = { keys: keys, limit: limit || PAGE };
+            if (moreButton) {
+              moreButton.hidden = !g.more;
+              moreButton.textContent = "Show more (" + cy.nodes().length + " names drawn)";
+            }
+          }
           el.dataset.nodes = String(cy.nodes().length);
           el.dataset.edges = String(cy.edges().length);
           return added;
         })
         .catch(function () { showMessage("The graph could not be loaded. Reload the page to try again."); });
+    }
+
+    // layout draws a few names force-directed and many in rings around the names asked for, then places
+    // the labels.
+    function layout() {
+      var shown = cy.nodes(":visible");
+      if (shown.length > RINGS) {
+        cy.layout({ name: "concentric", animate: false, padding: 30, avoidOverlap: true, minNodeSpacing: 14,
+          startAngle: 3 / 2 * Math.PI, eles: cy.elements(":visible"),
+          concentric: function (n) { return n.hasClass("start") ? 1e6 : n.degree(false); },
+          levelWidth: function () { return 1; } }).run();
+      } else {
+        cy.layout({ name: "cose", animate: false, padding: 30, nodeRepulsion: function () { return 9000; } }).run();
+      }
+      cy.fit(undefined, 30);
+      if (cy.zoom() > 1.5) { cy.zoom(1.5); cy.center(); } // a few nodes should not fill the screen
+      placeLabels();
+    }
+
+    function overlaps(a, b, pad) {
+      return a.x1 < b.x2 + pad && b.x1 < a.x2 + pad && a.y1 < b.y2 + pad && b.y1 < a.y2 + pad;
+    }
+
+    // placeLabels points each label away from the middle of the drawing, then, once cytoscape has drawn
+    // them where they go (it places labels when it renders), keeps, most connected names first, only the
+    // labels that cover no label kept before and no other circle; the others are shown on hover.
+    // data-labelled on the canvas is the count kept, set when they are placed.
+    var placing = 0;
+    function placeLabels() {
+      var shown = cy.nodes(":visible");
+      delete el.dataset.labelled;
+      if (shown.empty()) return;
+      var starts = shown.filter(".start");
+      var box = (starts.nonempty() ? starts : shown).boundingBox({ includeLabels: false });
+      var cx = (box.x1 + box.x2) / 2, cy0 = (box.y1 + box.y2) / 2;
+      var rings = shown.length > RINGS;
+      shown.removeClass("nolabel lab-left lab-right lab-top");
+      shown.forEach(function (n) {
+        if (!rings || n.hasClass("start")) return;
+        var p = n.position(), dx = p.x - cx, dy = p.y - cy0;
+        if (Math.abs(dx) > Math.abs(dy) * 0.6) n.addClass(dx < 0 ? "lab-left" : "lab-right");
+        else if (dy < 0) n.addClass("lab-top");
+      });
+      var turn = ++placing;
+      requestAnimationFrame(function () {
+        requestAnimationFrame(function () { if (turn === placing) cull(shown); });
+      });
+    }
+
+    function cull(shown) {
+      var circles = shown.map(function (n) { return { id: n.id(), b: n.boundingBox({ includeLabels: false }) }; });
+      var order = shown.toArray().sort(function (a, b) {
+        return (+b.hasClass("start") - +a.hasClass("start")) || (b.degree(false) - a.degree(false)) ||
+          (a.data("name").length - b.data("name").length);
+      });
+      var kept = [];
+      order.forEach(function (n) {
+        var b = n.boundingBox({ includeNodes: false, includeEdges: false, includeLabels: true });
+        var hit = kept.some(function (k) { return overlaps(k, b, 2); }) ||
+          circles.some(function (c) { return c.id !== n.id() && overlaps(c.b, b, 0); });
+        if (hit) n.addClass("nolabel");
+        else kept.push(b);
+      });
+      el.dataset.labelled = String(kept.length);
     }
 
     function showMessage(text) {
@@ -105,6 +191,7 @@
 
     function applyFilter() {
       cy.nodes().forEach(function (n) { n.toggleClass("filtered", !!hidden[n.data("type")]); });
+      placeLabels();
     }
 
     function expand(key) {
@@ -123,6 +210,12 @@
         { target: "#graph-detail", swap: "innerHTML" });
     });
     cy.on("dbltap", "node", function (ev) { expand(ev.target.id()); });
+    cy.on("mouseover", "node", function (ev) { ev.target.addClass("hover"); });
+    cy.on("mouseout", "node", function (ev) { ev.target.removeClass("hover"); });
+    if (moreButton) moreButton.addEventListener("click", function () {
+      moreButton.disabled = true;
+      load(more.keys, "", more.limit + PAGE).then(function () { moreButton.disabled = false; });
+    });
     document.addEventListener("click", function (ev) {
       var b = ev.target.closest && ev.target.closest("[data-expand]");
       if (b) expand(b.getAttribute("data-expand"));
