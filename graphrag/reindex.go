@@ -45,6 +45,7 @@ type Reindexer struct {
 	mu      sync.Mutex
 	running bool
 	last    ReindexProgress
+	bg      sync.WaitGroup // re-indexes started in the background
 }
 
 // NewReindexer returns a Reindexer that moves store to space, whose vectors embed gives.
@@ -61,16 +62,46 @@ func (r *Reindexer) Space() EmbeddingSpace { return r.space }
 // Run re-indexes in the caller's goroutine, reporting progress (which may be nil) after every batch.
 // Only one re-index runs at a time in a process: a second is ErrReindexRunning.
 func (r *Reindexer) Run(ctx context.Context, opt ReindexOptions, progress func(ReindexProgress)) error {
+	if err := r.claim(opt); err != nil {
+		return err
+	}
+	return r.runClaimed(ctx, opt, progress)
+}
+
+// Start runs a re-index in the background until it ends or ctx does, and returns a channel closed then;
+// Progress follows it.
+func (r *Reindexer) Start(ctx context.Context, opt ReindexOptions) (<-chan struct{}, error) {
+	if err := r.claim(opt); err != nil {
+		return nil, err
+	}
+	done := make(chan struct{})
+	r.bg.Add(1)
+	go func() {
+		defer r.bg.Done()
+		defer close(done)
+		if err := r.runClaimed(ctx, opt, nil); err != nil && ctx.Err() == nil {
+			r.logger.Warn("re-index failed", "err", err)
+		}
+	}()
+	return done, nil
+}
+
+// claim marks a re-index running, unless one is.
+func (r *Reindexer) claim(opt ReindexOptions) error {
 	if !opt.Embeddings {
 		return errors.New("graphrag: re-index: nothing to do")
 	}
 	r.mu.Lock()
+	defer r.mu.Unlock()
 	if r.running {
-		r.mu.Unlock()
 		return ErrReindexRunning
 	}
-	r.running, r.last = true, ReindexProgress{}
-	r.mu.Unlock()
+	r.running, r.last = true, ReindexProgress{Step: StepEmbeddings}
+	return nil
+}
+
+// runClaimed runs the re-index claim started and reports its end.
+func (r *Reindexer) runClaimed(ctx context.Context, opt ReindexOptions, progress func(ReindexProgress)) error {
 	report := func(p ReindexProgress) {
 		r.mu.Lock()
 		r.last = p
@@ -80,9 +111,8 @@ func (r *Reindexer) Run(ctx context.Context, opt ReindexOptions, progress func(R
 		}
 	}
 	err := r.run(ctx, opt, report)
-	end := ReindexProgress{Finished: true}
 	r.mu.Lock()
-	end.Step, end.Done, end.Total = r.last.Step, r.last.Done, r.last.Total
+	end := ReindexProgress{Step: r.last.Step, Done: r.last.Done, Total: r.last.Total, Finished: true}
 	r.mu.Unlock()
 	if err != nil {
 		end.Error = err.Error()
@@ -94,35 +124,8 @@ func (r *Reindexer) Run(ctx context.Context, opt ReindexOptions, progress func(R
 	return err
 }
 
-// Start runs a re-index in the background until it ends or ctx does; Progress follows it.
-func (r *Reindexer) Start(ctx context.Context, opt ReindexOptions) error {
-	r.mu.Lock()
-	running := r.running
-	r.mu.Unlock()
-	if running {
-		return ErrReindexRunning
-	}
-	started := make(chan error, 1)
-	go func() {
-		err := r.Run(ctx, opt, func(ReindexProgress) {
-			select {
-			case started <- nil:
-			default:
-			}
-		})
-		select {
-		case started <- err:
-		default:
-		}
-		if err != nil && ctx.Err() == nil {
-			r.logger.Warn("re-index failed", "err", err)
-		}
-	}()
-	if err := <-started; errors.Is(err, ErrReindexRunning) {
-		return err
-	}
-	return nil
-}
+// Wait waits until the re-indexes started in the background have stopped.
+func (r *Reindexer) Wait() { r.bg.Wait() }
 
 // Progress is the last snapshot of the re-index running in this process, or of the last one that ran;
 // running says whether one runs now.
@@ -242,3 +245,31 @@ func (r *Reindexer) stage(ctx context.Context, chunks []Chunk, rels []Relation) 
 // embedDeadline bounds one embedding call of a re-index beyond the client's own deadline per attempt,
 // so that retries cannot hold a batch forever.
 const embedDeadline = 10 * time.Minute
+
+// ReindexStatus is what a status page shows of re-indexing: the store's state, the configured model's
+// space, whether searches use another model's vectors than it (a re-index is needed), and the re-index
+// running in this process, or the last one.
+type ReindexStatus struct {
+	State      ReembedState
+	Configured EmbeddingSpace
+	Needed     bool
+	Running    bool
+	Last       ReindexProgress
+}
+
+// Status reads the store's re-embedding state with this process's re-index.
+func (r *Reindexer) Status(ctx context.Context) (ReindexStatus, error) {
+	st, err := r.store.ReembedState(ctx)
+	if err != nil {
+		return ReindexStatus{}, fmt.Errorf("graphrag: re-index status: %w", err)
+	}
+	last, running := r.Progress()
+	return ReindexStatus{State: st, Configured: r.space, Needed: r.space.Dim > 0 && !InSpace(st.Active, r.space),
+		Running: running, Last: last}, nil
+}
+
+// Resumable reports whether the store holds a re-embedding to the configured model that did not finish:
+// a process that starts should run it again.
+func (s ReindexStatus) Resumable() bool {
+	return !s.Running && s.State.Target.Dim > 0 && s.State.Target == s.Configured
+}

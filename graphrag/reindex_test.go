@@ -12,8 +12,6 @@ import (
 	"testing"
 	"time"
 
-	neo4jdriver "github.com/neo4j/neo4j-go-driver/v5/neo4j"
-
 	"github.com/hopwise/hopwise/graphrag"
 	"github.com/hopwise/hopwise/graphrag/graphragtest"
 	"github.com/hopwise/hopwise/graphrag/neo4j"
@@ -41,7 +39,9 @@ func reindexStores(t *testing.T) map[string]func(t *testing.T, dim int, model st
 		return stores
 	}
 	stores["neo4j"] = func(t *testing.T, dim int, model string) graphrag.Store {
-		wipeNeo4j(t, uri)
+		if err := graphragtest.WipeNeo4j(t.Context(), uri); err != nil {
+			t.Fatal(err)
+		}
 		s, err := neo4j.Open(t.Context(), uri, os.Getenv("NEO4J_USERNAME"), os.Getenv("NEO4J_PASSWORD"),
 			neo4j.Options{EmbedDim: dim, EmbedModel: model, Database: os.Getenv("NEO4J_DATABASE")}, nil)
 		if err != nil {
@@ -51,42 +51,6 @@ func reindexStores(t *testing.T) map[string]func(t *testing.T, dim int, model st
 		return s
 	}
 	return stores
-}
-
-// wipeNeo4j deletes every node and drops the vector indexes, so the database takes any dimension.
-func wipeNeo4j(t *testing.T, uri string) {
-	t.Helper()
-	ctx := t.Context()
-	token := neo4jdriver.NoAuth()
-	if user := os.Getenv("NEO4J_USERNAME"); user != "" {
-		token = neo4jdriver.BasicAuth(user, os.Getenv("NEO4J_PASSWORD"), "")
-	}
-	driver, err := neo4jdriver.NewDriverWithContext(uri, token)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer driver.Close(ctx)
-	db := neo4jdriver.ExecuteQueryWithDatabase(os.Getenv("NEO4J_DATABASE"))
-	for {
-		res, err := neo4jdriver.ExecuteQuery(ctx, driver, `MATCH (n) WITH n LIMIT 10000 DETACH DELETE n RETURN count(*)`,
-			nil, neo4jdriver.EagerResultTransformer, db)
-		if err != nil {
-			t.Fatalf("wipe: %v", err)
-		}
-		if n, _ := res.Records[0].Values[0].(int64); n == 0 {
-			break
-		}
-	}
-	res, err := neo4jdriver.ExecuteQuery(ctx, driver, `SHOW VECTOR INDEXES YIELD name RETURN name`, nil, neo4jdriver.EagerResultTransformer, db)
-	if err != nil {
-		t.Fatalf("wipe: %v", err)
-	}
-	for _, r := range res.Records {
-		name, _ := r.Values[0].(string)
-		if _, err := neo4jdriver.ExecuteQuery(ctx, driver, "DROP INDEX `"+name+"` IF EXISTS", nil, neo4jdriver.EagerResultTransformer, db); err != nil {
-			t.Fatalf("wipe: %v", err)
-		}
-	}
 }
 
 // models is an old embedding model (64 dimensions) and the new one it is replaced by (32), each behind
@@ -201,7 +165,9 @@ func TestReindexToAnotherDimensionAnswersThroughout(t *testing.T) {
 			if err != nil || after.Target.Dim != 0 || after.Chunks != before.Chunks || after.Relations != before.Relations {
 				t.Errorf("ReembedState after = %+v, %v; want no target and the counts of before (%+v)", after, err, before)
 			}
-			checkReembedded(t, store, 32)
+			if missing, err := graphragtest.NotReembedded(t.Context(), store, 32); err != nil || len(missing) > 0 {
+				t.Errorf("passages not re-embedded: %v, %v", missing, err)
+			}
 		})
 	}
 }
@@ -215,33 +181,6 @@ type countingEmbedder struct {
 func (c *countingEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 	c.calls.Add(1)
 	return c.Embedder.Embed(ctx, texts)
-}
-
-// checkReembedded fails the test unless every passage of store is found first by its own text's vector
-// of dimension dim, as the scripted model gives it.
-func checkReembedded(t *testing.T, store graphrag.Store, dim int) {
-	t.Helper()
-	docs, err := store.Documents(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := 0
-	for _, d := range docs {
-		chunks, err := store.DocumentChunks(t.Context(), d.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, c := range chunks {
-			n++
-			found, err := store.SearchVector(t.Context(), llmtest.Vector(c.Text, dim), 10)
-			if err != nil || len(found) == 0 || found[0].ID != c.ID && found[0].Score < 0.9999 {
-				t.Errorf("passage %s is not the nearest to its own new vector: %v", c.ID, err)
-			}
-		}
-	}
-	if n == 0 {
-		t.Error("no passages")
-	}
 }
 
 // TestSpaceEmbedderSaysToReindex: when the model the store's vectors came from now gives another

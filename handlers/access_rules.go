@@ -84,6 +84,8 @@ var routeRules = map[string]accessRule{
 	"POST /graph/communities/stop":      editor,
 
 	"GET /status":                 reader,
+	"GET /status/reindex":         reader,
+	"POST /status/reindex":        audited(admin, "reindex"),
 	"GET /api/status":             reader,
 	"GET /api/documents":          reader,
 	"POST /api/documents":         audited(editor, "upload"),

@@ -54,7 +54,9 @@ type Deps struct {
 	Chat     Asker
 	// Retriever searches for the API and MCP (graphrag.Retriever, as `hopwise search` uses it).
 	Retriever apiv1.Retriever
-	Limits    Limits
+	// Reindex re-embeds the store from the status page (status_reindex.go); nil: no button.
+	Reindex Reindexer
+	Limits  Limits
 	// URLFetch bounds the pages added by address. Zero fields take urlfetch's defaults, except MaxBytes,
 	// which is at most MaxUploadBytes; Allow stays empty outside tests.
 	URLFetch urlfetch.Options
@@ -162,6 +164,8 @@ func (s *server) routes(e *echo.Echo) {
 	e.POST("/graph/communities/stop", s.graphSummariesStop)
 
 	e.GET("/status", s.statusPage)
+	e.GET("/status/reindex", s.statusReindexProgress)
+	e.POST("/status/reindex", s.statusReindex)
 
 	e.GET("/api/status", statusJSON(s.Status))
 	e.GET("/api/documents", s.apiDocuments)

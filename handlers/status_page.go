@@ -22,5 +22,6 @@ func (s *server) statusPage(c echo.Context) error {
 		p.Settings = append(p.Settings, web.Setting{Name: k, Value: v})
 	}
 	sort.Slice(p.Settings, func(i, j int) bool { return p.Settings[i].Name < p.Settings[j].Name })
+	p.Reindex = s.reindexView(ctx)
 	return render(c, http.StatusOK, web.StatusView(p))
 }

@@ -5,6 +5,7 @@ type StatusPage struct {
 	Meta     Meta
 	Checks   []StatusCheck
 	Settings []Setting
+	Reindex  *StatusReindex // nil when the process cannot re-index (no store yet)
 }
 
 // StatusCheck is one dependency: what is configured and whether it answers.
@@ -17,3 +18,25 @@ type StatusCheck struct {
 
 // Setting is one configuration value, secrets already masked.
 type Setting struct{ Name, Value string }
+
+// StatusReindex is the search index's part of the status page: whose vectors searches use, whether the
+// configured embedding model is another (a re-index is needed), and the re-index running or last run.
+type StatusReindex struct {
+	ActiveModel, ConfiguredModel string
+	ActiveDim, ConfiguredDim     int
+	Needed                       bool // the store's vectors are not the configured model's
+	Running                      bool
+	Done, Total                  int    // passages and facts embedded again, of all
+	Staged                       bool   // a re-embedding to the configured model is under way or was interrupted
+	Finished                     bool   // the last re-index of this process ended
+	Error                        string // why it stopped
+	Unavailable                  string // why it cannot be started here (the configured model's dimension is unknown)
+}
+
+// Percent is how far the re-index is, 0 to 100.
+func (r StatusReindex) Percent() int {
+	if r.Total <= 0 {
+		return 0
+	}
+	return min(100, 100*r.Done/r.Total)
+}

@@ -28,6 +28,7 @@ type app struct {
 	store     graphrag.Store
 	retriever *graphrag.Retriever
 	ingester  *graphrag.Ingester
+	reindexer *graphrag.Reindexer // moves the store to the configured embedding model (reindex.go)
 }
 
 // openApp wires everything for a command that embeds: with no EMBED_DIM configured it asks the embedding
@@ -78,12 +79,14 @@ func wire(ctx context.Context, cfg *config.Config, logger *slog.Logger, client *
 		return nil, err
 	}
 	a := &app{cfg: cfg, logger: logger, llm: client, store: store}
-	a.retriever = graphrag.NewRetriever(store, client)
+	embed := spaceEmbedder(cfg, logger, client, store, dim)
+	a.reindexer = graphrag.NewReindexer(store, client, graphrag.EmbeddingSpace{Model: cfg.EmbedModel, Dim: dim}, logger)
+	a.retriever = graphrag.NewRetriever(store, embed)
 	var extractor graphrag.ChunkExtractor = graphrag.NewLLMExtractor(client).WithEntityTypes(cfg.EntityTypeList())
 	if cfg.ExtractTables == "rows" {
 		extractor = graphrag.NewTableRowExtractor(extractor)
 	}
-	a.ingester = graphrag.NewIngester(store, client, extractor, graphrag.IngestOptions{
+	a.ingester = graphrag.NewIngester(store, embed, extractor, graphrag.IngestOptions{
 		Workers: cfg.IngestWorkers, MaxBytes: cfg.MaxUploadBytes, Resolver: resolve.New(store, client, logger),
 	}, logger)
 	return a, nil

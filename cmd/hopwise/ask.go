@@ -61,7 +61,13 @@ API token.`,
 // openAgent opens the app and builds its agent, for the commands that answer questions (ask, mcp, serve);
 // the caller closes the app.
 func openAgent(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*app, *agent.Agent, error) {
-	a, err := openApp(ctx, cfg, logger)
+	return openAgentWith(ctx, cfg, logger, openApp)
+}
+
+// openAgentWith is openAgent with the app opened by open.
+func openAgentWith(ctx context.Context, cfg *config.Config, logger *slog.Logger,
+	open func(context.Context, *config.Config, *slog.Logger) (*app, error)) (*app, *agent.Agent, error) {
+	a, err := open(ctx, cfg, logger)
 	if err != nil {
 		return nil, nil, err
 	}

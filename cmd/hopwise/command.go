@@ -119,7 +119,7 @@ passwords are read from the environment only (LLM_API_KEY, EMBED_API_KEY, NEO4J_
 	root.SetVersionTemplate("hopwise {{.Version}}\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError(err) })
 	root.AddCommand(c.serveCommand(), c.askCommand(), c.ingestCommand(), c.docsCommand(), c.showCommand(),
-		c.deleteCommand(), c.retryCommand(), c.communitiesCommand(), c.searchCommand(), c.statusCommand(), c.evalCommand(), c.healthCommand(), c.versionCommand(), c.mcpCommand())
+		c.deleteCommand(), c.retryCommand(), c.reindexCommand(), c.communitiesCommand(), c.searchCommand(), c.statusCommand(), c.evalCommand(), c.healthCommand(), c.versionCommand(), c.mcpCommand())
 	return root
 }
 

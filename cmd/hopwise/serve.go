@@ -39,7 +39,7 @@ otherwise. It also ingests what is uploaded, resuming interrupted documents. Log
 const shutdownGrace = 20 * time.Second
 
 func serve(ctx context.Context, e *env, cfg *config.Config, logger *slog.Logger) error {
-	a, ag, err := openAgent(ctx, cfg, logger)
+	a, ag, err := openAgentWith(ctx, cfg, logger, openReindexable)
 	if err != nil {
 		return err
 	}
@@ -63,10 +63,15 @@ func serve(ctx context.Context, e *env, cfg *config.Config, logger *slog.Logger)
 	summaries, stopCommunities := startCommunities(context.WithoutCancel(ctx), a)
 	defer stopCommunities()
 
+	// A re-index runs until it ends or the server stops; an unfinished one resumes.
+	reindexCtx, stopReindex := context.WithCancel(context.WithoutCancel(ctx))
+	defer func() { stopReindex(); a.reindexer.Wait() }()
+	resumeReindex(reindexCtx, a)
+
 	closing := make(chan struct{})
 	h := handlers.New(handlers.Deps{
 		Logger: logger, Status: a.status, Store: a.store, Ingester: a.ingester, Chat: agent.NewChat(ag, a.store),
-		Retriever: a.retriever,
+		Retriever: a.retriever, Reindex: a.reindexer,
 		Limits: handlers.Limits{
 			MaxUploadBytes: cfg.MaxUploadBytes, MaxRequestBytes: cfg.MaxRequestBytes, MaxQuestionChars: cfg.MaxQuestionChars,
 			AskPerMinute: cfg.AskPerMinute, UploadPerMinute: cfg.UploadPerMinute,

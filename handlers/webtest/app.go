@@ -37,6 +37,11 @@ type Options struct {
 	ModelCalls   int              // chat calls in flight at once (default 8; llm.LocalConcurrency is the local server's)
 	// Demo starts from a copy of a store that already holds the demo corpus, ingested once per test binary.
 	Demo bool
+	// ReindexTo, when set, is the embedding model the status page's re-index moves the store to: new-embed
+	// of ReindexDim dimensions at that server (App.Reindexer). Without it a re-index embeds again with
+	// the app's own model.
+	ReindexTo  *llmtest.Server
+	ReindexDim int
 	// SummaryDelay slows each community summary call down, for tests that watch a run's progress.
 	SummaryDelay time.Duration
 	// StoreFrom opens this SQLite file, with the embedding model and dimension it recorded, instead of a
@@ -53,7 +58,9 @@ type App struct {
 	Model    *llmtest.Server
 	Store    *sqlite.Store
 	Ingester *graphrag.Ingester
-	Auth     *auth.Service
+	// Reindexer is the status page's re-index (Options.ReindexTo).
+	Reindexer *graphrag.Reindexer
+	Auth      *auth.Service
 	// Refresher recomputes the communities after documents are read or deleted, as `hopwise serve`'s does
 	// (with delays of 100 ms and 10 s); Summaries writes their summaries for the graph page.
 	Refresher *graphrag.CommunityRefresher
@@ -92,7 +99,8 @@ func New(t testing.TB, opt Options) *App {
 		cancel()
 		t.Fatalf("open store: %v", err)
 	}
-	ingester := graphrag.NewIngester(store, client, graphrag.NewLLMExtractor(client), graphrag.IngestOptions{
+	embed, reindexer := reindexWith(store, client, opt, logger)
+	ingester := graphrag.NewIngester(store, embed, graphrag.NewLLMExtractor(client), graphrag.IngestOptions{
 		Workers: 2, MaxBytes: opt.Limits.MaxUploadBytes,
 	}, logger)
 	done := make(chan struct{})
@@ -109,7 +117,7 @@ func New(t testing.TB, opt Options) *App {
 		refresher.Run(ctx, progress)
 	}()
 	summaries := graphrag.NewSummaryJob(ctx, communities)
-	retriever := graphrag.NewRetriever(store, client)
+	retriever := graphrag.NewRetriever(store, embed)
 	ag := agent.New(client, retriever, nil, nil, agent.Config{MaxRunTime: time.Minute}, logger).WithCollection(store)
 	if opt.Auth.Hash == (auth.HashParams{}) {
 		opt.Auth.Hash = authtest.FastHash
@@ -119,13 +127,13 @@ func New(t testing.TB, opt Options) *App {
 		cancel()
 		t.Fatalf("auth: %v", err)
 	}
-	a := &App{Model: model, Store: store, Ingester: ingester, Auth: accounts, Refresher: refresher, Summaries: summaries,
-		closing: make(chan struct{}), script: sc}
+	a := &App{Model: model, Store: store, Ingester: ingester, Reindexer: reindexer, Auth: accounts,
+		Refresher: refresher, Summaries: summaries, closing: make(chan struct{}), script: sc}
 	a.Handler = handlers.New(handlers.Deps{
 		Logger: logger, Status: func(context.Context) handlers.Status { return status() },
 		Store: store, Ingester: ingester, Chat: agent.NewChat(ag, store), Retriever: retriever, Limits: opt.Limits, Closing: a.closing,
 		URLFetch: opt.URLFetch, PublicHosts: opt.PublicHosts, Auth: accounts, TrustedProxies: opt.TrustedProxies,
-		Summaries: summaries,
+		Summaries: summaries, Reindex: reindexer,
 	})
 	t.Cleanup(func() {
 		a.Close()
@@ -134,6 +142,7 @@ func New(t testing.TB, opt Options) *App {
 		unsubscribe()
 		<-refreshed
 		_ = summaries.Wait(context.Background())
+		reindexer.Wait()
 		store.Close()
 	})
 	return a

@@ -1,0 +1,146 @@
+package graphrag_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/hopwise/hopwise/graphrag"
+	"github.com/hopwise/hopwise/graphrag/graphragtest"
+	"github.com/hopwise/hopwise/llm"
+	"github.com/hopwise/hopwise/llm/llmtest"
+)
+
+// fleetReport is version v of a report whose every passage names the zebra squadron and v.
+func fleetReport(v int) string {
+	var b strings.Builder
+	b.WriteString("# Fleet report\n\n")
+	for i := range 6 {
+		fmt.Fprintf(&b, "## Aircraft %d\n\nThe zebra squadron flies aircraft %d, checked in revision %d of the report.\n\n", i, i, v)
+	}
+	return b.String()
+}
+
+// TestSearchesDuringReplacesSeeOneVersion replaces a six-passage report five times through the Ingester
+// while four searchers run the store reads a question's retrieval makes, BM25 and vector search for the
+// words and the query vector every passage shares: each read finds the six passages of exactly one
+// version, never a mix and never none. On SQLite and, with NEO4J_URI, on Neo4j. (The hybrid search of
+// one question makes both reads, in parallel; a replace that commits between them still gives it passages
+// of both versions, which only a retrieval reading through one snapshot would prevent.)
+func TestSearchesDuringReplacesSeeOneVersion(t *testing.T) {
+	for kind, open := range reindexStores(t) {
+		t.Run(kind, func(t *testing.T) {
+			model := llmtest.New(t)
+			model.Handle(graphragtest.Extraction)
+			logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+			client := llm.New(llm.Config{BaseURL: model.URL(), Model: "test", EmbedModel: "test-embed", MaxRetries: -1,
+				Timeout: 10 * time.Second}, logger)
+			store := open(t, 64, "test-embed")
+			in := graphrag.NewIngester(store, client, graphrag.NewLLMExtractor(client), graphrag.IngestOptions{Workers: 2, MaxTokens: 40}, logger)
+			runCtx, stopRun := context.WithCancel(context.WithoutCancel(t.Context()))
+			ran := make(chan struct{})
+			go func() { defer close(ran); in.Run(runCtx) }()
+			defer func() { stopRun(); <-ran }()
+			const query = "zebra squadron aircraft report"
+			vecs, err := client.Embed(t.Context(), []string{query})
+			if err != nil {
+				t.Fatal(err)
+			}
+
+			doc, _, err := in.Submit(t.Context(), "fleet.md", strings.NewReader(fleetReport(1)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			waitDone(t, store, doc.ID)
+
+			stop := make(chan struct{})
+			var wg sync.WaitGroup
+			var searches, bad atomic.Int64
+			versions := sync.Map{}
+			for range 4 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for {
+						select {
+						case <-stop:
+							return
+						default:
+						}
+						text, err := store.SearchText(t.Context(), query, 12)
+						searches.Add(1)
+						if !oneVersion(t, "SearchText", text, err, &bad, &versions) {
+							continue
+						}
+						vector, err := store.SearchVector(t.Context(), vecs[0], 12)
+						searches.Add(1)
+						oneVersion(t, "SearchVector", vector, err, &bad, &versions)
+					}
+				}()
+			}
+			for v := 2; v <= 6; v++ {
+				next, _, err := in.SubmitReplacing(t.Context(), "fleet.md", "", strings.NewReader(fleetReport(v)))
+				if err != nil || next.Replaces == "" {
+					t.Fatalf("SubmitReplacing(version %d) = %+v, %v", v, next, err)
+				}
+				waitDone(t, store, next.ID)
+			}
+			time.Sleep(50 * time.Millisecond)
+			close(stop)
+			wg.Wait()
+			seen := 0
+			versions.Range(func(any, any) bool { seen++; return true })
+			t.Logf("%d searches during 5 replaces saw %d versions, %d of them mixed or incomplete", searches.Load(), seen, bad.Load())
+			if seen < 2 {
+				t.Errorf("the searches saw %d versions, want several", seen)
+			}
+			if docs, err := store.Documents(t.Context()); err != nil || len(docs) != 1 {
+				t.Errorf("documents after the replaces: %d, %v; want the last version alone", len(docs), err)
+			}
+		})
+	}
+}
+
+// waitDone waits until the document id is done (and no longer replaces another).
+func waitDone(t *testing.T, store graphrag.Store, id string) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		d, err := store.Document(t.Context(), id)
+		if err == nil && d.Status == graphrag.StatusDone && d.Replaces == "" {
+			return
+		}
+		if err == nil && d.Status == graphrag.StatusFailed {
+			t.Fatalf("document %s failed: %s", id, d.Error)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("document %s not done after 60 s: %+v, %v", id, d, err)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// oneVersion reports whether a search found the six passages of exactly one version, recording it, and
+// fails the test (the first three times) when not.
+func oneVersion(t *testing.T, what string, found []graphrag.ScoredChunk, err error, bad *atomic.Int64, versions *sync.Map) bool {
+	docs := map[string]int{}
+	for _, c := range found {
+		docs[c.DocID]++
+	}
+	if err != nil || len(docs) != 1 || len(found) != 6 {
+		if bad.Add(1) <= 3 {
+			t.Errorf("%s during the replaces found %d passages of versions %v, %v; want the 6 of one", what, len(found), docs, err)
+		}
+		return false
+	}
+	for d := range docs {
+		versions.Store(d, true)
+	}
+	return true
+}
