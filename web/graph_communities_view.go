@@ -1,5 +1,7 @@
 package web
 
+import "strconv"
+
 // CommunitiesPanel is the graph page's section on the collection's topics (the graph's communities) and
 // their summaries, which questions about the whole collection are answered from.
 type CommunitiesPanel struct {
@@ -25,4 +27,12 @@ type SummaryRunView struct {
 	PlannedCalls, PlannedTokens           int // the estimate it started with
 	Current                               string
 	Error                                 string
+}
+
+// topics counts topics in words: "1 topic", "3 topics".
+func topics(n int) string {
+	if n == 1 {
+		return "1 topic"
+	}
+	return strconv.Itoa(n) + " topics"
 }
