@@ -3,17 +3,20 @@ package handlers
 import "github.com/hopwise/hopwise/auth"
 
 // accessRule is what a route requires: need is the lowest role allowed ("" for a public route, which
-// anyone may reach), audit names the action written to the audit log when it succeeds, and confirmed
-// marks form routes that act only once the person confirmed (confirmed=yes), so that showing the
-// confirmation is not logged as the act.
+// anyone may reach; a bare one does not even look up who asks: static files, the health check), audit
+// names the action written to the audit log when it succeeds, and confirmed marks form routes that act
+// only once the person confirmed (confirmed=yes), so that showing the confirmation is not logged as the
+// act.
 type accessRule struct {
 	need      auth.Role
 	audit     string
 	confirmed bool
+	bare      bool
 }
 
 var (
 	public = accessRule{}
+	bare   = accessRule{bare: true}
 	reader = accessRule{need: auth.Reader}
 	editor = accessRule{need: auth.Editor}
 	admin  = accessRule{need: auth.Admin}
@@ -26,8 +29,8 @@ func audited(r accessRule, action string) accessRule { r.audit = action; return 
 // cannot be left open by forgetting it. Readers ask and browse; editors also change documents and
 // conversations; admins also manage accounts and read the audit log.
 var routeRules = map[string]accessRule{
-	"GET /healthz":  public,
-	"GET /static/*": public,
+	"GET /healthz":  bare,
+	"GET /static/*": bare,
 	"GET /login":    public,
 	"POST /login":   public,
 	"GET /setup":    public,
