@@ -67,8 +67,9 @@ type Line struct {
 	signal  chan struct{} // cur changed; capacity 1
 }
 
-// Place is where a Line stands. While Waiting, Ahead is how many other lines get a call served before it
-// does; when the wait ends, Waiting is false and Waited says how long it lasted.
+// Place is where a Line stands. While Waiting (for the calls of other lines, or for an endpoint's
+// Retry-After), Ahead is how many other lines get a call served before it does; when the wait ends, Waiting
+// is false and Waited says how long it lasted.
 type Place struct {
 	Ahead   int
 	Waiting bool
@@ -200,6 +201,7 @@ type flow struct {
 	last     uint64 // seq of its last slot; 0 for none yet
 	queue    []*waiter
 	since    time.Time // when the line began waiting
+	blocked  time.Time // when it began waiting for other lines' calls (not only for its own); zero: it does not
 }
 
 // before reports whether a is served before b: fewer calls in flight, then served less recently, then
@@ -375,15 +377,7 @@ func (s *scheduler) dispatch() {
 		close(w.ready)
 	}
 	if s.reports {
-		for _, f := range s.turns {
-			ahead := 0
-			for _, g := range s.turns {
-				if g != f && g.before(f) {
-					ahead++
-				}
-			}
-			f.line.set(Place{Ahead: ahead, Waiting: true})
-		}
+		s.report(now)
 	}
 	if len(s.turns) > 0 && now.Before(s.paused) && s.wake == nil {
 		s.wake = time.AfterFunc(s.paused.Sub(now), func() {
@@ -395,10 +389,34 @@ func (s *scheduler) dispatch() {
 	}
 }
 
-// ended tells a line that no call of it waits any more.
+// report tells the waiting lines where they stand. A line whose calls wait only for its own calls in flight
+// (a question's grading batches on a local server that takes one call at a time) is not waiting for the
+// model to be free: it hears nothing, or that its wait is over.
+func (s *scheduler) report(now time.Time) {
+	for _, f := range s.turns {
+		ahead := 0
+		for _, g := range s.turns {
+			if g != f && g.before(f) {
+				ahead++
+			}
+		}
+		switch {
+		case ahead > 0 || s.inFlight > f.inFlight || now.Before(s.paused):
+			if f.blocked.IsZero() {
+				f.blocked = now
+			}
+			f.line.set(Place{Ahead: ahead, Waiting: true})
+		case !f.blocked.IsZero():
+			s.ended(f)
+		}
+	}
+}
+
+// ended tells a line that waited for others that its wait is over.
 func (s *scheduler) ended(f *flow) {
-	if s.reports {
-		f.line.set(Place{Waited: time.Since(f.since)})
+	if s.reports && !f.blocked.IsZero() {
+		f.line.set(Place{Waited: time.Since(f.blocked)})
+		f.blocked = time.Time{}
 	}
 }
 

@@ -261,6 +261,30 @@ func TestQueuePositionReported(t *testing.T) {
 	}
 }
 
+// A question whose calls wait only for its own other calls (grading batches on a server that takes one call
+// at a time) is not told the model is busy.
+func TestOwnCallsAreNotAWaitInLine(t *testing.T) {
+	s, release := holdServer(t, 100*time.Millisecond)
+	release()
+	c := newClient(t, s, func(c *llm.Config) { c.MaxConcurrency = 1 })
+	var log placeLog
+	ctx := llm.WithLine(context.Background(), llm.NewLine(log.add))
+	var wg sync.WaitGroup
+	for range 3 {
+		wg.Go(func() {
+			if _, err := c.Chat(ctx, llm.Request{Messages: user("q")}); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	waitFor(t, "two calls waiting", func() bool { return waiting(c) == 2 })
+	wg.Wait()
+	time.Sleep(50 * time.Millisecond)
+	if got := log.aheads(); len(got) != 0 {
+		t.Errorf("a question waiting for its own calls heard %v, want nothing", got)
+	}
+}
+
 // A call whose context ends while it waits leaves the line at once: it is never sent, its line hears the
 // wait is over, and the next call takes the slot.
 func TestCancelWhileQueued(t *testing.T) {
