@@ -96,6 +96,13 @@
     // the labels.
     function layout() {
       var shown = cy.nodes(":visible");
+      // Many names get a taller canvas (set through the CSSOM, which the CSP allows), so that their rings
+      // are not drawn smaller than one can read.
+      var height = shown.length > 40 ? "46rem" : "";
+      if (el.style.height !== height) {
+        el.style.height = height;
+        cy.resize();
+      }
       if (shown.length > RINGS) {
         cy.layout({ name: "concentric", animate: false, padding: 30, avoidOverlap: true, minNodeSpacing: 14,
           startAngle: 3 / 2 * Math.PI, eles: cy.elements(":visible"),
@@ -104,9 +111,13 @@
       } else {
         cy.layout({ name: "cose", animate: false, padding: 30, nodeRepulsion: function () { return 9000; } }).run();
       }
-      cy.fit(undefined, 30);
+      fitView();
+      placeLabels(true);
+    }
+
+    function fitView() {
+      cy.fit(cy.elements(":visible"), 24);
       if (cy.zoom() > 1.5) { cy.zoom(1.5); cy.center(); } // a few nodes should not fill the screen
-      placeLabels();
     }
 
     function overlaps(a, b, pad) {
@@ -118,7 +129,7 @@
     // labels that cover no label kept before and no other circle; the others are shown on hover.
     // data-labelled on the canvas is the count kept, set when they are placed.
     var placing = 0;
-    function placeLabels() {
+    function placeLabels(refit) {
       var shown = cy.nodes(":visible");
       delete el.dataset.labelled;
       if (shown.empty()) return;
@@ -135,11 +146,13 @@
       });
       var turn = ++placing;
       requestAnimationFrame(function () {
-        requestAnimationFrame(function () { if (turn === placing) cull(shown); });
+        requestAnimationFrame(function () { if (turn === placing) cull(shown, refit); });
       });
     }
 
-    function cull(shown) {
+    // cull hides the labels that would overlap; refit then fits the drawing with the labels kept, which
+    // scales them all alike and so keeps them apart.
+    function cull(shown, refit) {
       var circles = shown.map(function (n) { return { id: n.id(), b: n.boundingBox({ includeLabels: false }) }; });
       var order = shown.toArray().sort(function (a, b) {
         return (+b.hasClass("start") - +a.hasClass("start")) || (b.degree(false) - a.degree(false)) ||
@@ -153,6 +166,7 @@
         if (hit) n.addClass("nolabel");
         else kept.push(b);
       });
+      if (refit) fitView();
       el.dataset.labelled = String(kept.length);
     }
 
@@ -191,7 +205,7 @@
 
     function applyFilter() {
       cy.nodes().forEach(function (n) { n.toggleClass("filtered", !!hidden[n.data("type")]); });
-      placeLabels();
+      placeLabels(false);
     }
 
     function expand(key) {
