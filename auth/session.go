@@ -140,3 +140,20 @@ func (s *Service) Logout(ctx context.Context, p Principal, client string) error 
 	s.Record(ctx, AuditEvent{Actor: p.Name(), Action: "sign-out", Client: client})
 	return nil
 }
+
+// EndOtherSessions signs the account out of every other browser: its sessions end and the caller's goes
+// on as a new session, whose cookie secret is returned.
+func (s *Service) EndOtherSessions(ctx context.Context, p Principal, client string) (string, error) {
+	if p.SessionID == "" {
+		return "", fmt.Errorf("%w: sign in with a password first", ErrInvalid)
+	}
+	if err := s.store.DeleteSessions(ctx, "", p.Account.ID); err != nil {
+		return "", err
+	}
+	secret, err := s.startSession(ctx, p.Account, client)
+	if err != nil {
+		return "", err
+	}
+	s.Record(ctx, AuditEvent{Actor: p.Name(), Action: "other browsers signed out", Client: client})
+	return secret, nil
+}

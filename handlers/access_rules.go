@@ -41,6 +41,7 @@ var routeRules = map[string]accessRule{
 	"POST /settings/password":          reader,
 	"POST /settings/tokens":            reader,
 	"POST /settings/tokens/:id/revoke": reader,
+	"POST /settings/sessions/end":      reader,
 
 	"GET /admin":                     admin,
 	"POST /admin/users":              admin,

@@ -24,6 +24,7 @@ func (s *server) routesAuth(e *echo.Echo) {
 	e.POST("/settings/password", s.passwordChange)
 	e.POST("/settings/tokens", s.tokenCreate)
 	e.POST("/settings/tokens/:id/revoke", s.tokenRevoke)
+	e.POST("/settings/sessions/end", s.sessionsEnd)
 	e.GET("/admin", s.adminPage)
 	e.POST("/admin/users", s.userCreate)
 	e.POST("/admin/users/:id/role", s.userRole)

@@ -49,8 +49,8 @@ func TestSignInSessionCookieAndSignOut(t *testing.T) {
 	if !ck.HttpOnly || ck.SameSite != http.SameSiteLaxMode || !ck.Secure || ck.MaxAge != int((12*time.Hour).Seconds()) {
 		t.Errorf("session cookie %+v: want HttpOnly, SameSite=Lax, Secure behind a trusted https proxy, Max-Age 12h", ck)
 	}
-	if cookieNamed(resp, "hopwise_session") == nil {
-		t.Error("the sign-in kept the CSRF session it had before")
+	if csrf := cookieNamed(resp, "hopwise_session"); csrf == nil || !csrf.Secure || !csrf.HttpOnly {
+		t.Errorf("the CSRF cookie after signing in over https: %+v, want a new one, Secure and HttpOnly", csrf)
 	}
 	if len(ck.Value) < 64 {
 		t.Errorf("session secret %q is short", ck.Value)
@@ -291,5 +291,23 @@ func TestSignInNeverLeadsToAnotherSite(t *testing.T) {
 		if got := resp.Header.Get("Location"); resp.StatusCode != http.StatusSeeOther || got != want {
 			t.Errorf("sign-in with next=%q: %d to %q, want %q", next, resp.StatusCode, got, want)
 		}
+	}
+}
+
+// "Sign out every other browser" on the settings page ends the account's other sessions; this browser
+// goes on.
+func TestSignOutEveryOtherBrowser(t *testing.T) {
+	app, srv := teamApp(t, webtest.Options{})
+	phone := signIn(t, app, srv, "ed")
+	laptop := signIn(t, app, srv, "ed")
+	resp, _ := laptop.post("/settings/sessions/end", url.Values{}, false)
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/settings?done=others" {
+		t.Fatalf("sign out the others: %d to %q", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	if resp, _ := laptop.get("/settings?done=others"); resp.StatusCode != http.StatusOK {
+		t.Errorf("this browser after signing the others out: %d, want 200", resp.StatusCode)
+	}
+	if resp, _ := phone.get("/settings"); resp.StatusCode != http.StatusSeeOther {
+		t.Errorf("the other browser: %d, want a redirect to sign in", resp.StatusCode)
 	}
 }

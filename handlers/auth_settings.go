@@ -19,6 +19,8 @@ func (s *server) settingsPage(c echo.Context) error {
 		p.Notice = "Your password was changed. Other browsers signed in to your account were signed out."
 	case "revoked":
 		p.Notice = "The token was revoked: programs using it are refused from now on."
+	case "others":
+		p.Notice = "Every other browser signed in to your account was signed out."
 	}
 	return render(c, http.StatusOK, web.SettingsView(p))
 }
@@ -123,4 +125,18 @@ func (s *server) tokenRevoke(c echo.Context) error {
 		return err
 	}
 	return redirect(c, "/settings?done=revoked")
+}
+
+// sessionsEnd signs the account out of every other browser.
+func (s *server) sessionsEnd(c echo.Context) error {
+	pr, _ := principalOf(c)
+	if s.Auth == nil || pr.Local {
+		return redirect(c, "/settings")
+	}
+	secret, err := s.Auth.EndOtherSessions(c.Request().Context(), pr, c.RealIP())
+	if err != nil {
+		return err
+	}
+	s.startBrowserSession(c, secret)
+	return redirect(c, "/settings?done=others")
 }

@@ -67,7 +67,10 @@ func newSession(c echo.Context) string {
 	b := make([]byte, sessionBytes)
 	_, _ = rand.Read(b)
 	id := hex.EncodeToString(b)
-	c.SetCookie(&http.Cookie{Name: sessionCookie, Value: id, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
+	// Secure once the browser came over https (its own TLS, or a proxy's word: a client that invents the
+	// header only loses its own cookie).
+	c.SetCookie(&http.Cookie{Name: sessionCookie, Value: id, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode,
+		Secure: c.Scheme() == "https"})
 	return id
 }
 
