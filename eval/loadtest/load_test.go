@@ -80,7 +80,9 @@ func TestLoad(t *testing.T) {
 	srv := startServer(t, s, "../../samples/docs")
 	stop := make(chan struct{})
 	busiest := srv.busiest(stop)
-	results, wall := run(t, srv.base, s, func(c, q int) string { return set[(c*s.questions+q)%len(set)] })
+	results, wall := run(t, srv.base, s, func(int) int { return s.questions }, func(c, q int) string {
+		return set[(c*s.questions+q)%len(set)]
+	})
 	close(stop)
 	rep := summarize(results, wall, s)
 	t.Logf("load test: %d clients x %d questions, scripted model %v per chat call, %d chat calls in flight at most, "+
@@ -93,19 +95,26 @@ func TestLoad(t *testing.T) {
 
 // TestLoadMixed runs long and short questions side by side: half the clients ask the questions whose loop
 // takes the most rounds, the other half those that take the fewest (found by asking each question once
-// first, with the model answering at once). The short questions' answers must not wait for the long
-// ones': each group is reported with its own ideal.
+// first, with the model answering at once), as many more of them as they are shorter, so that both halves
+// ask for as long. The short questions' answers must not wait for the long ones': each group is reported
+// with its own ideal.
 func TestLoadMixed(t *testing.T) {
 	if os.Getenv("HOPWISE_LOAD") != "1" {
 		t.Skip("the load test runs with HOPWISE_LOAD=1 (make load)")
 	}
 	s := loadSettings(t)
 	srv := startServer(t, s, "../../samples/docs")
-	long, short := longAndShort(t, srv, questions(t))
+	long, short, times := longAndShort(t, srv, questions(t))
 	srv.latency.Store(int64(s.latency))
 	stop := make(chan struct{})
 	busiest := srv.busiest(stop)
-	results, wall := run(t, srv.base, s, func(c, q int) string {
+	count := func(c int) int {
+		if c%2 == 0 {
+			return s.questions
+		}
+		return s.questions * times
+	}
+	results, wall := run(t, srv.base, s, count, func(c, q int) string {
 		if c%2 == 0 {
 			return long[(c/2+q)%len(long)]
 		}
@@ -126,9 +135,10 @@ func TestLoadMixed(t *testing.T) {
 	}
 	half := s
 	half.clients = s.clients / 2
-	t.Logf("mixed load test: %d clients x %d questions, half of them long, half short; scripted model %v per chat call, "+
-		"%d chat calls in flight at most\n\nlong questions (%d):\n\n%s\nshort questions (%d):\n\n%s%s\n", s.clients, s.questions,
-		s.latency, s.modelCalls, len(long), summarize(longRes, wall, half), len(short), summarize(shortRes, wall, half), busiest())
+	t.Logf("mixed load test: %d clients, half of them asking %d long questions each, half %d short ones; scripted model %v "+
+		"per chat call, %d chat calls in flight at most\n\nlong questions (%d):\n\n%s\nshort questions (%d):\n\n%s%s\n",
+		s.clients, s.questions, s.questions*times, s.latency, s.modelCalls, len(long), summarize(longRes, wall, half), len(short),
+		summarize(shortRes, wall, half), busiest())
 	failOnErrors(t, results)
 	if ratio := ratioP95(shortRes, s.latency); s.strict && ratio > 1.3 {
 		t.Errorf("the short questions' p95 is %.2f times their own ideal, want at most 1.3", ratio)
@@ -149,8 +159,8 @@ func questions(t *testing.T) []string {
 }
 
 // longAndShort asks every question once, with the model answering at once, and returns the third that took
-// the most rounds and the third that took the fewest.
-func longAndShort(t *testing.T, srv *server, set []string) (long, short []string) {
+// the most rounds, the third that took the fewest, and how many times more rounds the long ones take.
+func longAndShort(t *testing.T, srv *server, set []string) (long, short []string, times int) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	srv.latency.Store(0)
@@ -167,15 +177,23 @@ func longAndShort(t *testing.T, srv *server, set []string) (long, short []string
 	slices.SortStableFunc(byRounds, func(a, b string) int { return rounds[a] - rounds[b] })
 	third := len(byRounds) / 3
 	short, long = byRounds[:third], byRounds[len(byRounds)-third:]
+	sum := func(qs []string) int {
+		n := 0
+		for _, q := range qs {
+			n += rounds[q]
+		}
+		return max(n, 1)
+	}
+	times = max(1, (sum(long)+sum(short)/2)/sum(short))
 	t.Logf("%d questions one after the other with the model answering at once: %v a question; short questions take "+
 		"%d-%d rounds, long ones %d-%d", len(set), (time.Since(start) / time.Duration(len(set))).Round(time.Millisecond),
 		rounds[short[0]], rounds[short[len(short)-1]], rounds[long[0]], rounds[long[len(long)-1]])
-	return long, short
+	return long, short, times
 }
 
-// run has the clients ask their questions (question(client, n)) one after the other, each in a new
+// run has each client ask count(client) questions (question(client, n)) one after the other, each in a new
 // conversation, within s.limit.
-func run(t *testing.T, base string, s settings, question func(client, n int) string) ([]askResult, time.Duration) {
+func run(t *testing.T, base string, s settings, count func(client int) int, question func(client, n int) string) ([]askResult, time.Duration) {
 	ctx, cancel := context.WithTimeout(context.Background(), s.limit)
 	defer cancel()
 	results := make([]askResult, 0, s.clients*s.questions)
@@ -184,7 +202,7 @@ func run(t *testing.T, base string, s settings, question func(client, n int) str
 	start := time.Now()
 	for c := range s.clients {
 		wg.Go(func() {
-			for q := range s.questions {
+			for q := range count(c) {
 				r := ask(ctx, base, question(c, q))
 				mu.Lock()
 				results = append(results, r)
