@@ -282,6 +282,9 @@ func (s *scheduler) release(sl slot, o outcome) {
 		s.cut(sl.seq, o.retryAfter)
 	case o.ok && s.limit < float64(s.max):
 		s.limit = math.Min(s.limit+1/s.limit, float64(s.max))
+		if s.limit == float64(s.max) {
+			s.log.Info("llm: no 429 for a while, back to the most calls at once", "endpoint", s.name, "limit", s.max)
+		}
 	}
 	s.drop(sl.f)
 	s.dispatch()
