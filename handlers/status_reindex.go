@@ -39,8 +39,8 @@ func (s *server) reindexView(ctx context.Context) *web.StatusReindex {
 	if v.ActiveModel == "" {
 		v.ActiveModel = "a model the store did not record"
 	}
-	if st.Running || st.Last.Finished {
-		v.Done, v.Total = st.Last.Done, st.Last.Total
+	if st.Running && st.Last.Total > 0 || st.Last.Finished {
+		v.Done, v.Total = st.Last.Done, st.Last.Total // the re-index's own count, which includes what it found meanwhile
 	}
 	if st.Configured.Dim <= 0 {
 		v.Unavailable = "A re-index needs the configured embedding model's dimension: the model did not answer at start " +
@@ -49,7 +49,7 @@ func (s *server) reindexView(ctx context.Context) *web.StatusReindex {
 	return v
 }
 
-// statusReindex starts a re-index from the status page's button: the progress fragment for htmx, a
+// statusReindex starts a re-index from the status page's button: the search index section for htmx, a
 // redirect to the status page for a plain form.
 func (s *server) statusReindex(c echo.Context) error {
 	err := s.startReindex(c)
@@ -83,7 +83,8 @@ func (s *server) startReindex(c echo.Context) error {
 	return nil
 }
 
-// statusReindexProgress renders the re-index's progress, which polls itself while it runs.
+// statusReindexProgress renders the status page's search index section, which polls itself while a
+// re-index runs.
 func (s *server) statusReindexProgress(c echo.Context) error {
 	ctx, cancel := context.WithTimeout(c.Request().Context(), 5*time.Second)
 	defer cancel()
@@ -91,5 +92,5 @@ func (s *server) statusReindexProgress(c echo.Context) error {
 	if v == nil {
 		return echo.NewHTTPError(http.StatusNotFound, "This server cannot re-index.")
 	}
-	return render(c, http.StatusOK, web.StatusReindexProgress(*v))
+	return render(c, http.StatusOK, web.StatusReindexSection(meta(c, "Status", web.NavStatus).CSRF, *v))
 }

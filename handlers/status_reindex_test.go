@@ -41,9 +41,10 @@ func TestStatusPageReindexes(t *testing.T) {
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("POST /status/reindex = %d", resp.StatusCode)
 	}
-	progress := frag.Find("#reindex-progress")
-	if progress.AttrOr("hx-get", "") != "/status/reindex" || progress.AttrOr("hx-trigger", "") != "every 2s" || progress.Find("progress").Length() != 1 {
-		t.Errorf("the fragment after the button = %q, want the running progress polling /status/reindex", progress.Text())
+	running := frag.Find("section#reindex")
+	if running.AttrOr("hx-get", "") != "/status/reindex" || running.AttrOr("hx-trigger", "") != "every 2s" ||
+		running.Find("#reindex-progress progress").Length() != 1 || running.Find("form").Length() != 0 {
+		t.Errorf("the fragment after the button = %q, want the section polling /status/reindex with its progress and no button", running.Text())
 	}
 	if resp, _ := b.post("/status/reindex", url.Values{}, false); resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/status#reindex" {
 		t.Errorf("plain POST while it runs = %d to %q, want 303 to /status#reindex", resp.StatusCode, resp.Header.Get("Location"))
@@ -53,9 +54,12 @@ func TestStatusPageReindexes(t *testing.T) {
 	var text string
 	for {
 		_, frag := b.get("/status/reindex")
-		p := frag.Find("#reindex-progress")
-		text = strings.Join(strings.Fields(p.Text()), " ")
-		if _, polling := p.Attr("hx-trigger"); !polling {
+		section := frag.Find("section#reindex")
+		text = strings.Join(strings.Fields(section.Find("#reindex-progress").Text()), " ")
+		if _, polling := section.Attr("hx-trigger"); !polling {
+			if section.Find("#reindex-needed").Length() != 0 || section.Find("form").Length() != 1 {
+				t.Errorf("the section after the re-index still warns, or offers no button: %q", strings.Join(strings.Fields(section.Text()), " "))
+			}
 			break
 		}
 		if time.Now().After(deadline) {
