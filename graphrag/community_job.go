@@ -42,6 +42,9 @@ func NewSummaryJob(ctx context.Context, cs *Communities) *SummaryJob {
 	return &SummaryJob{cs: cs, ctx: ctx, done: done}
 }
 
+// Counts counts the stored communities and their summaries.
+func (j *SummaryJob) Counts(ctx context.Context) (CommunityCounts, error) { return j.cs.Counts(ctx) }
+
 // Estimate counts the communities and plans a run of at most max summaries without starting it: what a
 // page shows before it asks whether to start. It calls no model.
 func (j *SummaryJob) Estimate(ctx context.Context, max int) (SummaryPlan, CommunityCounts, error) {

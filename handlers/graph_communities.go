@@ -12,6 +12,7 @@ import (
 
 // Summaries estimates and writes the community summaries in the background (graphrag.SummaryJob).
 type Summaries interface {
+	Counts(ctx context.Context) (graphrag.CommunityCounts, error)
 	Estimate(ctx context.Context, max int) (graphrag.SummaryPlan, graphrag.CommunityCounts, error)
 	// Start plans and starts a run that outlives the request; graphrag.ErrSummarizing while one goes on.
 	Start(max int) (graphrag.SummaryPlan, error)
@@ -57,18 +58,26 @@ func (s *server) renderCommunities(c echo.Context, estimate bool) error {
 		p.Unavailable = "This server does not write summaries."
 		return render(c, http.StatusOK, web.CommunitiesPanelView(p))
 	}
-	plan, counts, err := s.Summaries.Estimate(c.Request().Context(), graphrag.DefaultMaxSummaries)
+	ctx := c.Request().Context()
+	if st := s.Summaries.State(); !st.Started.IsZero() {
+		p.Run = summaryRunView(st)
+	}
+	estimate = estimate && (p.Run == nil || !p.Run.Running)
+	if !estimate { // the counts alone: planning reads every community's names, facts and passages
+		counts, err := s.Summaries.Counts(ctx)
+		if err != nil {
+			return err
+		}
+		p.Communities, p.Summarized = counts.Communities, counts.Summarized
+		return render(c, http.StatusOK, web.CommunitiesPanelView(p))
+	}
+	plan, counts, err := s.Summaries.Estimate(ctx, graphrag.DefaultMaxSummaries)
 	if err != nil {
 		return err
 	}
 	p.Communities, p.Summarized = counts.Communities, counts.Summarized
-	if st := s.Summaries.State(); !st.Started.IsZero() {
-		p.Run = summaryRunView(st)
-	}
-	if estimate && (p.Run == nil || !p.Run.Running) {
-		p.Estimate = &web.SummaryEstimate{Communities: plan.Calls, Calls: plan.Calls, PromptTokens: plan.PromptTokens,
-			MaxCompletionTokens: plan.MaxCompletionTokens, Tokens: plan.Tokens(), Left: plan.Left}
-	}
+	p.Estimate = &web.SummaryEstimate{Communities: plan.Calls, Calls: plan.Calls, PromptTokens: plan.PromptTokens,
+		MaxCompletionTokens: plan.MaxCompletionTokens, Tokens: plan.Tokens(), Left: plan.Left}
 	return render(c, http.StatusOK, web.CommunitiesPanelView(p))
 }
 
