@@ -59,6 +59,7 @@ func retry(ctx context.Context, e *env, cfg *config.Config, logger *slog.Logger,
 	if err != nil {
 		return err
 	}
+	refreshCommunities(ctx, e, a)
 	if failed > 0 {
 		return fmt.Errorf("%d of %d document(s) failed or had nothing to retry", failed, len(docs))
 	}
