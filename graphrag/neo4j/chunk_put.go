@@ -89,6 +89,9 @@ func (s *Store) SetEmbeddings(ctx context.Context, vectors map[string][]float32)
 			rows[i] = map[string]any{"id": id, "vec": float64s(vectors[id])}
 		}
 		err := s.write(ctx, func(ctx context.Context, tx neo4j.ManagedTransaction) error {
+			if err := s.checkSlot(ctx, tx); err != nil {
+				return err
+			}
 			return exec(ctx, tx, `UNWIND $rows AS row
 				MATCH (c:Chunk {id: row.id})
 				CALL db.create.setNodeVectorProperty(c, $prop, row.vec)

@@ -38,6 +38,9 @@ func (s *Store) PutExtraction(ctx context.Context, x graphrag.Extraction) error 
 		return fmt.Errorf("neo4j: put extraction of %s: %w", x.ChunkID, err)
 	}
 	err = s.write(ctx, func(ctx context.Context, tx neo4j.ManagedTransaction) error {
+		if err := s.checkSlot(ctx, tx); err != nil {
+			return err
+		}
 		records, err := query(ctx, tx, `MATCH (c:Chunk {id: $id}) WHERE c.staged
 			SET c.stagedContribution = $staged, c.status = 'extracted', c.error = '' RETURN c.id`,
 			map[string]any{"id": x.ChunkID, "staged": string(staged)})

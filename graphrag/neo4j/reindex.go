@@ -324,3 +324,20 @@ func (s *Store) dropInactiveSlot(ctx context.Context) error {
 	}
 	return nil
 }
+
+// checkSlot fails a write of vectors when the database's searched slot is no longer this Store's: another
+// process committed a re-embedding, and vectors of the old space must not be written where nothing reads
+// them. (Reads are read-committed: a write racing that commit can still land in the old slot.)
+func (s *Store) checkSlot(ctx context.Context, tx neo4j.ManagedTransaction) error {
+	records, err := query(ctx, tx, `OPTIONAL MATCH (m:Meta {id: $id}) RETURN coalesce(m.vectorSlot, 0), coalesce(m.embedDim, 0)`,
+		map[string]any{"id": metaID})
+	if err != nil {
+		return err
+	}
+	own := s.space.Load()
+	if slot, dim := asInt(records[0].Values[0]), asInt(records[0].Values[1]); slot != own.slot {
+		return fmt.Errorf("another process re-embedded this database with %d dimensions (this one writes %d): restart "+
+			"this process: %w", dim, own.Dim, graphrag.ErrDimension)
+	}
+	return nil
+}

@@ -27,6 +27,9 @@ func (s *Store) SetEmbeddings(ctx context.Context, vectors map[string][]float32)
 	var stored []string
 	err := s.write(ctx, "set embeddings", func(tx *sql.Tx) error {
 		stored = stored[:0]
+		if err := s.checkSpace(ctx, tx); err != nil {
+			return err
+		}
 		stmt, err := tx.PrepareContext(ctx, `UPDATE chunks SET embedding = ?,
 			status = CASE WHEN status = 'pending' THEN 'embedded' ELSE status END WHERE id = ?
 			RETURNING doc_id`)

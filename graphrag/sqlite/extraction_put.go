@@ -30,6 +30,9 @@ func (s *Store) PutExtraction(ctx context.Context, x graphrag.Extraction) error 
 		if err := requireChunk(ctx, tx, x.ChunkID); err != nil {
 			return err
 		}
+		if err := s.checkSpace(ctx, tx); err != nil {
+			return err
+		}
 		if staged, err := chunkStaged(ctx, tx, x.ChunkID); err != nil || staged {
 			if err != nil {
 				return err

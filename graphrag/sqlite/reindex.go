@@ -263,3 +263,17 @@ func (s *Store) previousIndex(dim int) *vectorIndex {
 	}
 	return s.previous
 }
+
+// checkSpace fails a write of vectors when the file's recorded dimension is no longer this Store's: another
+// process committed a re-embedding, and vectors of the old dimension must not join the new ones.
+func (s *Store) checkSpace(ctx context.Context, tx *sql.Tx) error {
+	dim, err := metaInt(ctx, tx, metaEmbedDim)
+	if err != nil {
+		return err
+	}
+	if own := s.embedDim(); dim != 0 && dim != own {
+		return fmt.Errorf("another process re-embedded this store with %d dimensions (this one writes %d): restart "+
+			"this process: %w", dim, own, graphrag.ErrDimension)
+	}
+	return nil
+}
