@@ -166,6 +166,17 @@ func containment(ka, kb string) (shorter, longer string, extra []string, tail, o
 	return ka, kb, extra, strings.HasSuffix(kb, " "+ka), true
 }
 
+// capitalised reports whether every word of a name starts with a capital letter ("Alfred Tarski", not
+// "former vice president").
+func capitalised(name string) bool {
+	for _, w := range strings.Fields(name) {
+		if r := []rune(w)[0]; !unicode.IsUpper(r) {
+			return false
+		}
+	}
+	return name != ""
+}
+
 // numeric reports whether every word is a number ("2004", "3"): what a date adds to its month.
 func numeric(words []string) bool {
 	for _, w := range words {

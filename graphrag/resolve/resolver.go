@@ -79,11 +79,13 @@ func (r *Resolver) Resolve(ctx context.Context, c graphrag.Chunk, x graphrag.Ext
 			if d.Verdict != Merge {
 				continue
 			}
+			// the fuller name stays ("Alfred Tarski", the Bharatiya Janata Party), but a place stays under
+			// its plain name, "Athens, Greece" an alias of Athens
 			kept, gone := a, b
-			if len(b.Name) > len(a.Name) {
+			if (len(b.Name) > len(a.Name)) != (d.Rule == "qualified name") {
 				kept, gone = b, a
 			}
-			to[gone.key] = kept.key
+			to[gone.key], names[kept.key] = kept.key, kept.Name
 			record = append(record, mergeEdit(kept.key, gone, d, c.ID))
 		}
 	}

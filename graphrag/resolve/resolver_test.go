@@ -57,6 +57,11 @@ var passages = []passage{
 		[]string{"Prabhatsinh Chauhan", "BJP"}, []graphrag.Triple{{Subject: "Prabhatsinh Chauhan", Predicate: "member of", Object: "BJP"}}},
 	{"tarski.md", "Tarski's circle-squaring problem", "The problem was posed by Alfred Tarski in 1925; Tarski asked it of discs.",
 		[]string{"Alfred Tarski", "Tarski", "1925"}, []graphrag.Triple{{Subject: "Tarski", Predicate: "posed in", Object: "1925"}}},
+	{"biden.md", "Joe Biden", "Joe Biden was the 47th vice president of the United States.", []string{"Joe Biden", "United States"},
+		[]graphrag.Triple{{Subject: "Joe Biden", Predicate: "was", Object: "former vice president of the United States"}}},
+	{"gonzalez.md", "Mariela González", "She ran the marathon in Athens, Greece, in 2004.", []string{"Mariela González", "Athens", "Greece", "2004"},
+		[]graphrag.Triple{{Subject: "Mariela González", Predicate: "competed in", Object: "Athens, Greece"},
+			{Subject: "Mariela González", Predicate: "competed in", Object: "2004 Summer Olympics"}}},
 	{"dot.md", "Overbooking in the US", "The US Department of Transportation sets the caps.", []string{"US Department of Transportation"}, nil},
 	{"fares.md", "Fares", "The Department of Transportation adjusts the caps.", []string{"Department of Transportation", "caps"},
 		[]graphrag.Triple{{Subject: "Department of Transportation", Predicate: "adjusts", Object: "caps"}}},
@@ -148,8 +153,24 @@ func TestResolverAtIngest(t *testing.T) {
 		}
 		rules[e.Keys[1]] = e.Rule
 	}
-	if rules["bjp"] != "abbreviation" || rules["tarski"] != "short form" {
-		t.Errorf("merges recorded %v, want bjp by abbreviation and tarski as a short form", rules)
+	if rules["bjp"] != "abbreviation" || rules["tarski"] != "family name" {
+		t.Errorf("merges recorded %v, want bjp by abbreviation and tarski as a family name", rules)
+	}
+	if t2, ok := entity(t, st, "Alfred Tarski"); !ok || t2.Name != "Alfred Tarski" {
+		t.Errorf("Alfred Tarski = %+v, %v; want the full name kept as the name", t2, ok)
+	}
+	// a relation's end that is a phrase around a name is not that name; a place qualified as the passage
+	// says is that place, under its plain name
+	for _, name := range []string{"United States", "former vice president of the United States", "2004", "2004 Summer Olympics"} {
+		if _, ok := entity(t, st, name); !ok {
+			t.Errorf("%q was merged into another entity", name)
+		}
+	}
+	if _, ok := entity(t, st, "Athens, Greece"); ok {
+		t.Errorf("Athens, Greece is an entity of its own")
+	}
+	if a, ok := entity(t, st, "Athens"); !ok || a.Name != "Athens" || !slices.Contains(a.Aliases, "Athens, Greece") {
+		t.Errorf("Athens = %+v, %v; want it, also called Athens, Greece", a, ok)
 	}
 	// not sure: proposed for review, not merged
 	if _, ok := entity(t, st, "Department of Transportation"); !ok {

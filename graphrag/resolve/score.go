@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"unicode"
 
 	"github.com/hbollon/go-edlib"
 )
@@ -123,6 +124,9 @@ func shortForm(a, b Mention, shorter, longer string, extra []string, tail bool, 
 	if numeric(extra) {
 		return decide(0.2, "one of it, numbered", fmt.Sprintf("%q is a date or a number of %q", longer, shorter))
 	}
+	if strings.ContainsFunc(shorter, unicode.IsDigit) {
+		return decide(0.2, "a number", fmt.Sprintf("%q is a number or a date inside %q", shorter, longer))
+	}
 	for _, w := range extra {
 		if kindWords[w] && !tail {
 			return decide(0.2, "named after it", fmt.Sprintf("%q is a %s named after %q", longer, w, shorter))
@@ -141,13 +145,15 @@ func shortForm(a, b Mention, shorter, longer string, extra []string, tail bool, 
 	}
 	// a short form at the end is a family name ("Tarski" of Alfred Tarski), or a name without its
 	// first words ("Department of Transportation"); "Gatwick" is not City Place Gatwick
-	surname := len(strings.Fields(shorter)) == 1 && len(strings.Fields(longer)) == 2
+	surname := tail && len(strings.Fields(shorter)) == 1 && len(strings.Fields(longer)) == 2 && capitalised(long.Name)
 	if tail && !surname && len(strings.Fields(shorter)) < 2 {
 		return decide(0.3, "one name inside the other", ev)
 	}
 	switch {
-	case sharesDoc(a, b) && (desc < 0 || desc >= 0.5):
-		return decide(0.92, "short form", ev, "both in one document")
+	// in one passage only a family name: a passage names "Delhi" beside the "Delhi Sultanate", the
+	// "United States" beside "former vice president of the United States"
+	case sharesDoc(a, b) && surname && (desc < 0 || desc >= 0.5):
+		return decide(0.92, "family name", ev, "both in one document")
 	case typesKnownAlike(a.Type, b.Type) && desc >= 0.7:
 		return decide(0.9, "short form", ev, fmt.Sprintf("descriptions alike at %.2f", desc))
 	case typesKnownAlike(a.Type, b.Type) || len(strings.Fields(shorter)) > 1:
@@ -163,8 +169,9 @@ func spelling(a, b Mention, ka, kb string, desc float64) Decision {
 	jw := float64(edlib.JaroWinklerSimilarity(ka, kb))
 	edits := edlib.LevenshteinDistance(ka, kb)
 	ev := fmt.Sprintf("%q and %q are %d letters apart (Jaro-Winkler %.2f)", a.Name, b.Name, edits, jw)
+	derived := strings.HasPrefix(ka, kb) || strings.HasPrefix(kb, ka) // "azerbaijani" of "azerbaijan"
 	switch {
-	case jw >= 0.93 && edits <= 2 && min(len(ka), len(kb)) >= 10 && (desc < 0 || desc >= 0.5):
+	case jw >= 0.93 && edits <= 2 && min(len(ka), len(kb)) >= 10 && !derived && (desc < 0 || desc >= 0.5):
 		return decide(0.9, "spelling variant", ev)
 	case jw >= 0.85 && edits <= 3 && desc >= 0.6 && typesKnownAlike(a.Type, b.Type):
 		return decide(0.9, "similar spelling", ev, fmt.Sprintf("kinds agree, descriptions alike at %.2f", desc))
