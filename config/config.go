@@ -68,6 +68,7 @@ type Config struct {
 	AskPerMinute     int
 	UploadPerMinute  int
 	IngestWorkers    int
+	MaxAnswers       int    // answers written at once; 0 until Validate: LLM_CONCURRENCY, at least 8
 	EntityTypes      string // the entity types extraction asks for, comma-separated (graphrag.ParseEntityTypes)
 
 	PublicHost string // names served besides the loopback names, comma-separated (DNS rebinding guard)
@@ -231,6 +232,9 @@ func (c *Config) settings(lookup func(string) (string, bool)) []setting {
 		integer(&c.AskPerMinute, "ask-per-minute", "questions per client per minute", 20, "HOPWISE_ASK_PER_MINUTE"),
 		integer(&c.UploadPerMinute, "upload-per-minute", "upload requests per client per minute", 30, "HOPWISE_UPLOAD_PER_MINUTE"),
 		integer(&c.IngestWorkers, "ingest-workers", "documents ingested at once", 2, "HOPWISE_INGEST_WORKERS"),
+		integer(&c.MaxAnswers, "max-answers", "answers being written at once, all clients together; more questions are refused "+
+			"until one ends (0: LLM_CONCURRENCY, at least 8; those beyond the model's calls wait in line and see their place)", 0,
+			"HOPWISE_MAX_ANSWERS"),
 		str(&c.EntityTypes, "entity-types", "kinds of entity the extraction prompt asks the model for, comma-separated "+
 			"(passages read before a change keep their types)", strings.Join(graphrag.DefaultEntityTypes, ", "), "ENTITY_TYPES"),
 
@@ -300,6 +304,12 @@ func (c *Config) Validate() error {
 	}
 	if c.EmbedConcurrency == 0 {
 		c.EmbedConcurrency = llm.DefaultEmbedConcurrency(cmp.Or(c.EmbedBaseURL, c.LLMBaseURL))
+	}
+	if c.MaxAnswers < 0 {
+		return fmt.Errorf("config: HOPWISE_MAX_ANSWERS %d: want a number of answers, or 0 for the model's calls at once", c.MaxAnswers)
+	}
+	if c.MaxAnswers == 0 {
+		c.MaxAnswers = max(8, c.LLMConcurrency)
 	}
 	if _, err := graphrag.ParseEntityTypes(c.EntityTypes); err != nil {
 		return fmt.Errorf("config: ENTITY_TYPES: %w", err)

@@ -64,14 +64,16 @@ func TestSources(t *testing.T) {
 			return ""
 		}},
 		{"model calls at once by the endpoint", nil, nil, func(c *Config) string {
-			if c.LLMConcurrency != 1 || c.EmbedConcurrency != 2 {
-				return fmt.Sprintf("local endpoints: %d chat and %d embeddings calls at once, want 1 and 2", c.LLMConcurrency, c.EmbedConcurrency)
+			if c.LLMConcurrency != 1 || c.EmbedConcurrency != 2 || c.MaxAnswers != 8 {
+				return fmt.Sprintf("local endpoints: %d chat and %d embeddings calls, %d answers at once, want 1, 2 and 8",
+					c.LLMConcurrency, c.EmbedConcurrency, c.MaxAnswers)
 			}
 			return ""
 		}},
 		{"a hosted API gets dozens", map[string]string{"OPENAI_API_KEY": "sk-abcdefghijk"}, nil, func(c *Config) string {
-			if c.LLMConcurrency != 64 || c.EmbedConcurrency != 16 {
-				return fmt.Sprintf("hosted: %d chat and %d embeddings calls at once, want 64 and 16", c.LLMConcurrency, c.EmbedConcurrency)
+			if c.LLMConcurrency != 64 || c.EmbedConcurrency != 16 || c.MaxAnswers != 64 {
+				return fmt.Sprintf("hosted: %d chat and %d embeddings calls, %d answers at once, want 64, 16 and 64",
+					c.LLMConcurrency, c.EmbedConcurrency, c.MaxAnswers)
 			}
 			return ""
 		}},
@@ -121,6 +123,7 @@ func TestInvalid(t *testing.T) {
 		{"penalty not a number", map[string]string{"LLM_FREQUENCY_PENALTY": "some"}, "LLM_FREQUENCY_PENALTY"},
 		{"bad mode", map[string]string{"LLM_STRUCTURED_MODE": "xml"}, "LLM_STRUCTURED_MODE"},
 		{"negative concurrency", map[string]string{"LLM_CONCURRENCY": "-2"}, "LLM_CONCURRENCY -2"},
+		{"negative answers", map[string]string{"HOPWISE_MAX_ANSWERS": "-1"}, "HOPWISE_MAX_ANSWERS -1"},
 		{"searxng without url", map[string]string{"WEB_SEARCH": "searxng"}, "WEB_SEARCH_URL"},
 		{"unknown provider", map[string]string{"WEB_SEARCH": "bing"}, "WEB_SEARCH"},
 		{"unknown table reading", map[string]string{"EXTRACT_TABLES": "cells"}, "EXTRACT_TABLES"},

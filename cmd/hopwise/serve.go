@@ -74,7 +74,7 @@ func serve(ctx context.Context, e *env, cfg *config.Config, logger *slog.Logger)
 		Retriever: a.retriever, Reindex: a.reindexer,
 		Limits: handlers.Limits{
 			MaxUploadBytes: cfg.MaxUploadBytes, MaxRequestBytes: cfg.MaxRequestBytes, MaxQuestionChars: cfg.MaxQuestionChars,
-			AskPerMinute: cfg.AskPerMinute, UploadPerMinute: cfg.UploadPerMinute,
+			AskPerMinute: cfg.AskPerMinute, UploadPerMinute: cfg.UploadPerMinute, MaxRunning: cfg.MaxAnswers,
 		},
 		PublicHosts: strings.Split(cfg.PublicHost, ","), Secret: []byte(cfg.Secret),
 		Closing: closing, Auth: accounts, TrustedProxies: proxies, Summaries: summaries,
