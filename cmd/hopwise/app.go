@@ -175,6 +175,10 @@ func (a *app) status(ctx context.Context) handlers.Status {
 	}
 	check("web search", web, nil)
 	check("OCR for scanned PDFs", ocrStatus(), nil)
+	if a.store != nil && a.reindexer != nil {
+		configured, err := a.searchIndexStatus(ctx)
+		check("search index", configured, err)
+	}
 	return st
 }
 

@@ -134,3 +134,24 @@ func resumeReindex(ctx context.Context, a *app) {
 		a.logger.Warn("re-index not resumed", "err", err)
 	}
 }
+
+// searchIndexStatus says whose vectors searches use, and fails when they are not the configured model's
+// (by name when its dimension is not known) or a re-index is under way, saying what to run.
+func (a *app) searchIndexStatus(ctx context.Context) (string, error) {
+	st, err := a.reindexer.Status(ctx)
+	if err != nil {
+		return "", err
+	}
+	active := st.State.Active
+	where := fmt.Sprintf("%s (%d dimensions)", active.Model, active.Dim)
+	needed := st.Needed || st.Configured.Dim == 0 && active.Model != "" && a.cfg.EmbedModel != "" && active.Model != a.cfg.EmbedModel
+	switch {
+	case st.State.Target.Dim > 0:
+		return where, fmt.Errorf("a re-index to %q is under way or was interrupted (%d of %d passages and facts embedded): "+
+			"run `hopwise reindex --embeddings` to finish it", st.State.Target.Model,
+			st.State.ChunksStaged+st.State.RelationsStaged, st.State.Chunks+st.State.Relations)
+	case needed:
+		return where, fmt.Errorf("the configured embedding model is %q: run `hopwise reindex --embeddings`", a.cfg.EmbedModel)
+	}
+	return where, nil
+}

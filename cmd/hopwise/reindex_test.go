@@ -88,7 +88,7 @@ func reembedState(t *testing.T, backend, dataDir string) graphrag.ReembedState {
 // TestReindexSurvivesKill9 ingests the sample documents with a 64-dimension model, configures a
 // 32-dimension one (which `hopwise ask` now refuses, naming `hopwise reindex --embeddings`), then kills
 // `hopwise reindex` with SIGKILL three times, each at a random moment after it reported more done than
-// the run before (each embedding call takes 1.2 s): each
+// the run before (each embedding call takes 1.2 s): `hopwise status` then says a re-index is under way; each
 // kill leaves the old index answering with what was staged kept, and the next run goes on from there
 // (it embeds fewer passages than a whole re-index). The last run ends with every passage nearest to its
 // own text's new vector, the store in the new model's space, and the documents' counts unchanged.
@@ -136,6 +136,13 @@ func TestReindexSurvivesKill9(t *testing.T) {
 					t.Fatalf("after kill %d: %+v; want the old space searched, the new one staged, more than before (%d) but not all", kill, st, staged)
 				}
 				staged = done
+			}
+
+			status := reindexCmd(t.Context(), bin, backend, data, old.URL(), next.URL(), "status")
+			status.Env = append(status.Env, "EMBED_DIM=")
+			if out, _ := status.CombinedOutput(); !strings.Contains(string(out), "search index") ||
+				!strings.Contains(string(out), "FAILING") || !strings.Contains(string(out), "a re-index to \"new-embed\" is under way") {
+				t.Errorf("hopwise status after the kills:\n%s\nwant the search index failing with the re-index under way", out)
 			}
 
 			calls := next.EmbedCalls()
