@@ -18,13 +18,13 @@ import (
 const answerEvery = 120 * time.Millisecond
 
 // chatStream runs a question asked through the page and streams it: "answer" (the answer so far, rendered),
-// "status" (what it is doing, or its place in line while the model is busy), "step" (a line of the trace), "usage" (the cost) and finally "done" (the
-// whole turn as stored), which closes the page's EventSource. The run lives in this request: a closed tab
-// or the stop button cancels it.
+// "status" (what it is doing, or its place in line while the model is busy), "step" (a line of the trace),
+// "usage" (the cost) and finally "done" (the whole turn as stored), which closes the page's EventSource. The
+// run lives in this request: a closed tab or the stop button cancels it.
 func (s *server) chatStream(c echo.Context) error {
 	ctx, cancel := context.WithCancel(c.Request().Context())
 	defer cancel()
-	r, state := s.asks.claim(c.Param("run"), cancel)
+	r, state := s.asks.claim(c.Param("run"), conversationScope(c), cancel)
 	sse := startSSE(c)
 	switch state {
 	case askClaimed:
@@ -66,7 +66,7 @@ func (s *server) finalTurn(r parkedAsk, partial string, o answerOutcome) web.Tur
 
 // sendStoredTurn answers a reconnecting stream with the turn that run produced.
 func (s *server) sendStoredTurn(ctx context.Context, sse *sseStream, r parkedAsk) error {
-	_, turns, err := s.Store.Conversation(ctx, r.conversationID)
+	_, turns, err := s.Store.Conversation(ctx, r.scope, r.conversationID)
 	if err != nil {
 		return s.sendDone(ctx, sse, web.TurnGone(r.id, r.question))
 	}
@@ -90,7 +90,7 @@ func (s *server) sendDone(ctx context.Context, sse *sseStream, comp templ.Compon
 
 // chatStop cancels a run; its stream then sends the turn as far as it got.
 func (s *server) chatStop(c echo.Context) error {
-	if !s.asks.stop(c.Param("run")) {
+	if !s.asks.stop(c.Param("run"), conversationScope(c)) {
 		return echo.NewHTTPError(http.StatusNotFound, "This answer has already finished.")
 	}
 	return render(c, http.StatusOK, web.StopRequested())
