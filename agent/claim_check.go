@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+
+	"github.com/hopwise/hopwise/graphrag"
 )
 
 // Claim check: a sentence of an answer counts as supported only when the things it names appear together
@@ -104,9 +106,13 @@ func normSource(text string) string {
 	for thousands.MatchString(t) {
 		t = thousands.ReplaceAllString(t, "$1$2")
 	}
-	return " " + strings.Join(strings.FieldsFunc(t, func(r rune) bool {
+	words := strings.FieldsFunc(t, func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '-' && r != '.' && r != '\''
-	}), " ") + " "
+	})
+	for i, w := range words {
+		words[i] = strings.TrimRight(w, ".") // a full stop ends a sentence, not the word: "Lufthansa Group."
+	}
+	return " " + strings.Join(words, " ") + " "
 }
 
 // holds reports whether a normalised source text contains an anchor as whole words.
@@ -128,10 +134,7 @@ func holds(src, anchor string) bool {
 // the question's anchors shares a source with one of the sentence's or the support's ("Lena Vogt [1]" to
 // "Who is the chief executive of Lufthansa?" does not, whatever Nexa AI fact comes with it).
 func unsupportedClaims(text, question, support string, srcs []source) []string {
-	norm := make([]string, len(srcs))
-	for i, s := range srcs {
-		norm[i] = normSource(s.origin() + "\n" + s.text())
-	}
+	norm := claimUnits(srcs)
 	var subject []string
 	for _, a := range anchors(question) {
 		if strings.IndexFunc(a, unicode.IsDigit) < 0 || len(a) > 1 { // "1" in a question anchors nothing
@@ -146,6 +149,29 @@ func unsupportedClaims(text, question, support string, srcs []source) []string {
 	for _, sent := range sentences(text) {
 		if !claimSupported(anchors(sent), subject, backing, norm) {
 			out = append(out, strings.TrimSpace(sent))
+		}
+	}
+	return out
+}
+
+// claimUnits are the texts anchors must share, normalised: a source, or, for a passage holding Markdown
+// tables, its prose and each of its table rows apart, every row with the passage's origin and first line
+// (its heading: "Distances from Munich to major cities") and its column headers. Every airline and every
+// country of a registry table are in its passage, so "Austrian Airlines is licensed in Portugal" found
+// both names in one source; only the row of TAP Air Portugal names Portugal.
+func claimUnits(srcs []source) []string {
+	var out []string
+	for _, s := range srcs {
+		origin := s.origin()
+		if s.kind != KindChunk || !strings.Contains(s.text(), "|") {
+			out = append(out, normSource(origin+"\n"+s.text()))
+			continue
+		}
+		prose, rows := graphrag.TableRowTexts(s.text())
+		out = append(out, normSource(origin+"\n"+prose))
+		heading, _, _ := strings.Cut(strings.TrimLeft(s.text(), "\n"), "\n")
+		for _, row := range rows {
+			out = append(out, normSource(origin+"\n"+heading+"\n"+row))
 		}
 	}
 	return out

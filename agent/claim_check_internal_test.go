@@ -69,3 +69,31 @@ func TestScrubInternal(t *testing.T) {
 		}
 	}
 }
+
+// In a table, the names that go together are those of one row: a registry passage names every airline and
+// every country, and a claim pairing an airline with another row's country does not stand on it.
+func TestUnsupportedClaimsReadTablesByRow(t *testing.T) {
+	registry := "Airline registry: where carriers are licensed\n\nAustrian Airlines is part of the Lufthansa Group.\n\n" +
+		"| airline | IATA code | licensed in | EU member state |\n| --- | --- | --- | --- |\n" +
+		"| Lufthansa | LH | Germany | yes |\n| Austrian Airlines | OS | Austria | yes |\n| TAP Air Portugal | TP | Portugal | yes |\n"
+	distances := "Distances from Munich to major cities\n\n| city | country | distance from Munich |\n| --- | --- | --- |\n" +
+		"| Paris | France | 684 km |\n| Delhi | India | 5,921 km |\n"
+	srcs := []source{
+		{kind: KindChunk, chunk: graphrag.Chunk{ID: "a", DocName: "airline-registry.md", Text: registry}},
+		{kind: KindChunk, chunk: graphrag.Chunk{ID: "b", DocName: "munich-city-distances.md", Text: distances}},
+	}
+	tests := []struct {
+		answer, question string
+		want             int
+	}{
+		{"Austrian Airlines is licensed in Portugal [1].", "Which airline in the registry is licensed in Portugal?", 1}, // two rows
+		{"TAP Air Portugal is licensed in Portugal [1].", "Which airline in the registry is licensed in Portugal?", 0},  // one row
+		{"Austrian Airlines is part of the Lufthansa Group [1].", "", 0},                                                // the prose still counts
+		{"Delhi is 5,921 km from Munich [2].", "", 0},                                                                   // the heading goes with every row
+	}
+	for _, tc := range tests {
+		if got := unsupportedClaims(tc.answer, tc.question, "", srcs); len(got) != tc.want {
+			t.Errorf("unsupportedClaims(%q) = %q, want %d", tc.answer, got, tc.want)
+		}
+	}
+}

@@ -278,3 +278,33 @@ func mergeExtractions(a, b Extraction) Extraction {
 	}
 	return out
 }
+
+// TableRowTexts splits Markdown text into its prose, the tables taken out, and one line per table row that
+// holds each cell after its column's header ("city Delhi · country India · distance from Munich 5,921 km").
+// A table's rows are facts of their own: that two names appear in one table says nothing about them, that
+// they appear in one row does (the claim check reads rows this way).
+func TableRowTexts(text string) (prose string, rows []string) {
+	tables, prose := splitTables(text)
+	for _, t := range tables {
+		for _, row := range t.rows {
+			var b strings.Builder
+			for j, cell := range row {
+				if cell == "" {
+					continue
+				}
+				if b.Len() > 0 {
+					b.WriteString(" · ")
+				}
+				if j < len(t.header) && t.header[j] != "" {
+					b.WriteString(t.header[j])
+					b.WriteString(" ")
+				}
+				b.WriteString(cell)
+			}
+			if b.Len() > 0 {
+				rows = append(rows, b.String())
+			}
+		}
+	}
+	return prose, rows
+}

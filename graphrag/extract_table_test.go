@@ -172,3 +172,21 @@ func TestCellKinds(t *testing.T) {
 		}
 	}
 }
+
+func TestTableRowTexts(t *testing.T) {
+	prose, rows := TableRowTexts("Distances\n\nMunich lies in Bavaria.\n\n" + strings.SplitN(distancesChunk, "\n\n", 2)[1] + "\nStraight lines.\n")
+	if strings.Contains(prose, "|") || !strings.Contains(prose, "Munich lies in Bavaria.") || !strings.Contains(prose, "Straight lines.") {
+		t.Errorf("prose %q", prose)
+	}
+	want := []string{
+		"city Paris · country France · distance from Munich 684 km",
+		"city Delhi · country India · distance from Munich 5,921 km",
+		"city Sao Paulo · country Brazil · distance from Munich 9,850 km",
+	}
+	if strings.Join(rows, "\n") != strings.Join(want, "\n") {
+		t.Errorf("rows:\n%s\nwant:\n%s", strings.Join(rows, "\n"), strings.Join(want, "\n"))
+	}
+	if prose, rows := TableRowTexts("No table | here"); prose != "No table | here" || rows != nil {
+		t.Errorf("text without a table: %q %q", prose, rows)
+	}
+}
