@@ -41,19 +41,21 @@ const historyTurns = 6
 const persistTimeout = 10 * time.Second
 
 // Start opens the conversation a question continues, or creates one named after the question when
-// conversationID is empty. An unknown ID is graphrag.ErrNotFound: a question never lands in a conversation
-// the caller did not see. Start only records the conversation; Ask answers in it, at once or later (the
-// page asks in one request and streams the answer in another).
-func (c *Chat) Start(ctx context.Context, conversationID, question string) (graphrag.Conversation, error) {
+// conversationID is empty, owned by scope's account (none for graphrag.AllConversations: a laptop install
+// without accounts). An unknown ID, or one outside scope, is graphrag.ErrNotFound: a question never lands
+// in a conversation the caller may not see. Start only records the conversation; Ask answers in it, at once
+// or later (the page asks in one request and streams the answer in another).
+func (c *Chat) Start(ctx context.Context, scope graphrag.ConversationScope, conversationID, question string) (graphrag.Conversation, error) {
 	if conversationID != "" {
-		conv, _, err := c.store.Conversation(ctx, conversationID)
+		conv, _, err := c.store.Conversation(ctx, scope, conversationID)
 		if err != nil {
 			return graphrag.Conversation{}, fmt.Errorf("agent: open conversation %s: %w", conversationID, err)
 		}
 		return conv, nil
 	}
 	now := c.now()
-	conv := graphrag.Conversation{ID: newID("c"), Title: ShortTitle(question, titleRunes), CreatedAt: now, UpdatedAt: now}
+	conv := graphrag.Conversation{ID: newID("c"), Title: ShortTitle(question, titleRunes), CreatedAt: now, UpdatedAt: now,
+		Owner: scope.Owner}
 	if err := c.store.PutConversation(ctx, conv); err != nil {
 		return graphrag.Conversation{}, fmt.Errorf("agent: create conversation: %w", err)
 	}
@@ -63,11 +65,12 @@ func (c *Chat) Start(ctx context.Context, conversationID, question string) (grap
 // titleRunes bounds the title a conversation takes from its first question.
 const titleRunes = 80
 
-// Ask answers question in the conversation conversationID, which Start returned. The turn is stored as
+// Ask answers question in the conversation conversationID, which Start returned (so the caller's scope
+// was checked there). The turn is stored as
 // running before the run and with its outcome after it: done, cancelled (ctx ended) or failed. The
 // returned error is the run's or the store's; a conversation deleted meanwhile is graphrag.ErrNotFound.
 func (c *Chat) Ask(ctx context.Context, conversationID, question string, emit func(Event)) (graphrag.Turn, Result, error) {
-	_, turns, err := c.store.Conversation(ctx, conversationID)
+	_, turns, err := c.store.Conversation(ctx, graphrag.AllConversations, conversationID)
 	if err != nil {
 		return graphrag.Turn{}, Result{}, fmt.Errorf("agent: open conversation %s: %w", conversationID, err)
 	}

@@ -42,7 +42,7 @@ func TestChatKeepsConversationsWithTheirTraces(t *testing.T) {
 	chat := agent.NewChat(m.agent(agent.Config{}, nil, nil), store)
 	ctx := context.Background()
 
-	conv, err := chat.Start(ctx, "", "Who founded Nexa AI?")
+	conv, err := chat.Start(ctx, graphrag.AllConversations, "", "Who founded Nexa AI?")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +53,7 @@ func TestChatKeepsConversationsWithTheirTraces(t *testing.T) {
 	if first.ConversationID != conv.ID || first.Ordinal != 1 || first.Status != agent.TurnDone || !strings.Contains(first.Answer, "Lena Vogt") {
 		t.Fatalf("first turn = %+v", first)
 	}
-	again, err := chat.Start(ctx, conv.ID, "When did they open the Delhi office?")
+	again, err := chat.Start(ctx, graphrag.AllConversations, conv.ID, "When did they open the Delhi office?")
 	if err != nil || again.ID != conv.ID {
 		t.Fatalf("Start with the conversation's ID = %+v, %v; want the same conversation", again, err)
 	}
@@ -75,7 +75,7 @@ func TestChatKeepsConversationsWithTheirTraces(t *testing.T) {
 		t.Errorf("answer %q path %v", res2.Answer, path(res2.Trace))
 	}
 
-	stored, turns, err := store.Conversation(ctx, first.ConversationID)
+	stored, turns, err := store.Conversation(ctx, graphrag.AllConversations, first.ConversationID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +114,7 @@ func TestChatRecordsCancelledTurns(t *testing.T) {
 		}
 		cancel()
 	}()
-	conv, err := chat.Start(ctx, "", "Who founded Nexa AI?")
+	conv, err := chat.Start(ctx, graphrag.AllConversations, "", "Who founded Nexa AI?")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +123,7 @@ func TestChatRecordsCancelledTurns(t *testing.T) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
 	turnID = turn.ID
-	_, turns, err := store.Conversation(context.Background(), turn.ConversationID)
+	_, turns, err := store.Conversation(context.Background(), graphrag.AllConversations, turn.ConversationID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +143,7 @@ func TestChatStartCreatesOnlyNewConversations(t *testing.T) {
 	ctx := context.Background()
 
 	long := "Wie viele Urlaubstage bekommen Mitarbeitende in München, und ändert sich das nach fünf Jahren Betriebszugehörigkeit im Unternehmen?"
-	conv, err := chat.Start(ctx, "", long)
+	conv, err := chat.Start(ctx, graphrag.AllConversations, "", long)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,18 +151,34 @@ func TestChatStartCreatesOnlyNewConversations(t *testing.T) {
 	if conv.ID == "" || conv.Title != want {
 		t.Errorf("new conversation %+v, want an ID and the title %q (cut at a word, counted in runes)", conv, want)
 	}
-	if _, _, err := store.Conversation(ctx, conv.ID); err != nil {
+	if _, _, err := store.Conversation(ctx, graphrag.AllConversations, conv.ID); err != nil {
 		t.Errorf("the conversation Start returned is not stored: %v", err)
 	}
 
-	if _, err := chat.Start(ctx, "c-unknown", "Who founded Nexa AI?"); !errors.Is(err, graphrag.ErrNotFound) {
+	if _, err := chat.Start(ctx, graphrag.AllConversations, "c-unknown", "Who founded Nexa AI?"); !errors.Is(err, graphrag.ErrNotFound) {
 		t.Errorf("Start with an unknown ID: err = %v, want graphrag.ErrNotFound", err)
 	}
-	if _, _, err := store.Conversation(ctx, "c-unknown"); !errors.Is(err, graphrag.ErrNotFound) {
+	if _, _, err := store.Conversation(ctx, graphrag.AllConversations, "c-unknown"); !errors.Is(err, graphrag.ErrNotFound) {
 		t.Errorf("Start created the unknown conversation: err = %v", err)
 	}
 	if _, _, err := chat.Ask(ctx, "c-unknown", "Who founded Nexa AI?", nil); !errors.Is(err, graphrag.ErrNotFound) {
 		t.Errorf("Ask in an unknown conversation: err = %v, want graphrag.ErrNotFound", err)
+	}
+
+	// A conversation belongs to the account that started it: another account's scope cannot continue it.
+	alice, bob := graphrag.ConversationScope{Owner: "acct-alice"}, graphrag.ConversationScope{Owner: "acct-bob"}
+	owned, err := chat.Start(ctx, alice, "", "Who founded Nexa AI?")
+	if err != nil || owned.Owner != "acct-alice" {
+		t.Fatalf("Start as alice = %+v, %v; want a conversation owned by acct-alice", owned, err)
+	}
+	if stored, _, err := store.Conversation(ctx, alice, owned.ID); err != nil || stored.Owner != "acct-alice" {
+		t.Errorf("alice's conversation as stored = %+v, %v", stored, err)
+	}
+	if _, err := chat.Start(ctx, bob, owned.ID, "And who else?"); !errors.Is(err, graphrag.ErrNotFound) {
+		t.Errorf("Start as bob in alice's conversation: err = %v, want graphrag.ErrNotFound", err)
+	}
+	if _, err := chat.Start(ctx, alice, conv.ID, "And who else?"); !errors.Is(err, graphrag.ErrNotFound) {
+		t.Errorf("Start as alice in a conversation without an owner: err = %v, want graphrag.ErrNotFound", err)
 	}
 	if m.count(taskGenerate)+m.count(taskDecide) != 0 {
 		t.Error("Ask in an unknown conversation called the model")

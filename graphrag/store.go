@@ -235,6 +235,29 @@ type Conversation struct {
 	CreatedAt time.Time
 	UpdatedAt time.Time
 	Turns     int
+	// Owner is the ID of the account that started it; empty for one started where nobody signs in (a
+	// laptop install) or before conversations had owners. It is set when the conversation is created and
+	// never changes.
+	Owner string
+}
+
+// ConversationScope is whose conversations a caller may list, open, continue, rename and delete. The zero
+// scope sees none.
+type ConversationScope struct {
+	// All sees every conversation: a laptop install without accounts, the command line.
+	All bool
+	// Owner sees the conversations of this account ID.
+	Owner string
+	// Unowned also sees the conversations without an owner (from before sign-in was on): admins.
+	Unowned bool
+}
+
+// AllConversations sees every conversation.
+var AllConversations = ConversationScope{All: true}
+
+// Sees reports whether the scope includes c.
+func (s ConversationScope) Sees(c Conversation) bool {
+	return s.All || (s.Owner != "" && c.Owner == s.Owner) || (s.Unowned && c.Owner == "")
 }
 
 // Turn is one question and its answer in a conversation, with the agent's trace and citations stored as
@@ -253,14 +276,15 @@ type Turn struct {
 
 // ConversationStore keeps conversations and their turns.
 type ConversationStore interface {
-	// PutConversation creates or updates (title) a conversation.
+	// PutConversation creates or updates (title) a conversation; its Owner is kept from its creation.
 	PutConversation(ctx context.Context, c Conversation) error
-	// Conversations lists conversations, most recently updated first.
-	Conversations(ctx context.Context) ([]Conversation, error)
-	// Conversation returns one conversation with its turns in order, or ErrNotFound.
-	Conversation(ctx context.Context, id string) (Conversation, []Turn, error)
-	// DeleteConversation removes a conversation and its turns.
-	DeleteConversation(ctx context.Context, id string) error
+	// Conversations lists the conversations the scope sees, most recently updated first.
+	Conversations(ctx context.Context, scope ConversationScope) ([]Conversation, error)
+	// Conversation returns one conversation the scope sees with its turns in order, or ErrNotFound (also
+	// when it exists but is not the scope's, so an ID does not tell that it exists).
+	Conversation(ctx context.Context, scope ConversationScope, id string) (Conversation, []Turn, error)
+	// DeleteConversation removes a conversation the scope sees and its turns; one it does not see stays.
+	DeleteConversation(ctx context.Context, scope ConversationScope, id string) error
 	// PutTurn creates or replaces a turn by ID and touches its conversation's UpdatedAt.
 	PutTurn(ctx context.Context, t Turn) error
 }

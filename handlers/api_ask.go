@@ -39,7 +39,7 @@ func (s *server) apiAsk(c echo.Context) error {
 		return errTooBusy
 	}
 	defer release()
-	conv, err := s.Chat.Start(ctx, req.ConversationID, q)
+	conv, err := s.Chat.Start(ctx, conversationScope(c), req.ConversationID, q)
 	if err != nil {
 		return err
 	}

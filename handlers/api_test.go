@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hopwise/hopwise/graphrag"
 	"github.com/hopwise/hopwise/handlers/webtest"
 )
 
@@ -84,7 +85,7 @@ func TestJSONAPIForScripts(t *testing.T) {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	if convs, _ := b.app.Store.Conversations(context.Background()); resp.StatusCode != http.StatusNotFound || len(convs) != 1 {
+	if convs, _ := b.app.Store.Conversations(context.Background(), graphrag.AllConversations); resp.StatusCode != http.StatusNotFound || len(convs) != 1 {
 		t.Errorf("ask in an unknown conversation: %d, %d conversations; want 404 and still one", resp.StatusCode, len(convs))
 	}
 

@@ -190,7 +190,7 @@ func (s *server) v1Conversations(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	convs, err := s.Store.Conversations(c.Request().Context())
+	convs, err := s.Store.Conversations(c.Request().Context(), conversationScope(c))
 	if err != nil {
 		return err
 	}
@@ -206,7 +206,7 @@ func (s *server) v1Conversations(c echo.Context) error {
 }
 
 func (s *server) v1Conversation(c echo.Context) error {
-	conv, turns, err := s.Store.Conversation(c.Request().Context(), c.Param("id"))
+	conv, turns, err := s.Store.Conversation(c.Request().Context(), conversationScope(c), c.Param("id"))
 	if err != nil {
 		return err
 	}
@@ -215,10 +215,10 @@ func (s *server) v1Conversation(c echo.Context) error {
 
 func (s *server) v1ConversationDelete(c echo.Context) error {
 	ctx := c.Request().Context()
-	if _, _, err := s.Store.Conversation(ctx, c.Param("id")); err != nil {
+	if _, _, err := s.Store.Conversation(ctx, conversationScope(c), c.Param("id")); err != nil {
 		return err
 	}
-	if err := s.Store.DeleteConversation(ctx, c.Param("id")); err != nil {
+	if err := s.Store.DeleteConversation(ctx, conversationScope(c), c.Param("id")); err != nil {
 		return err
 	}
 	return c.NoContent(http.StatusNoContent)

@@ -19,7 +19,7 @@ func (s *server) chatAsk(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	conv, err := s.Chat.Start(ctx, c.FormValue("conversation_id"), q)
+	conv, err := s.Chat.Start(ctx, conversationScope(c), c.FormValue("conversation_id"), q)
 	if err != nil {
 		return err
 	}
@@ -37,11 +37,11 @@ func (s *server) chatAsk(c echo.Context) error {
 		}
 		return redirect(c, "/?c="+convID)
 	}
-	r, ok := s.asks.add(convID, q)
+	r, ok := s.asks.add(convID, q, conversationScope(c))
 	if !ok {
 		return errTooBusy
 	}
-	convs, err := s.conversationLinks(ctx, convID)
+	convs, err := s.conversationLinks(c, convID)
 	if err != nil {
 		return err
 	}

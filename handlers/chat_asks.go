@@ -6,6 +6,8 @@ import (
 	"encoding/hex"
 	"sync"
 	"time"
+
+	"github.com/hopwise/hopwise/graphrag"
 )
 
 // parkedAsk is a question asked through the page and waiting for, or being answered over, its stream (the
@@ -13,6 +15,8 @@ import (
 type parkedAsk struct {
 	id, conversationID, question string
 	created                      time.Time
+	// scope is whose question it is: only a stream or a stop of the same scope finds it.
+	scope graphrag.ConversationScope
 
 	// set under the registry's lock
 	started  bool
@@ -41,14 +45,14 @@ func newAskRegistry(maxBusy int) *askRegistry {
 	return &askRegistry{asks: map[string]*parkedAsk{}, maxBusy: maxBusy}
 }
 
-// add registers a question; ok is false when too many answers are being written already.
-func (r *askRegistry) add(conversationID, question string) (*parkedAsk, bool) {
+// add registers a question asked with scope; ok is false when too many answers are being written already.
+func (r *askRegistry) add(conversationID, question string, scope graphrag.ConversationScope) (*parkedAsk, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.busyLocked() >= r.maxBusy {
 		return nil, false
 	}
-	x := &parkedAsk{id: newID(), conversationID: conversationID, question: question, created: time.Now()}
+	x := &parkedAsk{id: newID(), conversationID: conversationID, question: question, created: time.Now(), scope: scope}
 	r.asks[x.id] = x
 	return x, true
 }
@@ -97,12 +101,13 @@ const (
 	askFinished                   // answered: turnID names the stored turn
 )
 
-func (r *askRegistry) claim(id string, cancel context.CancelFunc) (parkedAsk, claimState) {
+// claim starts answering the question id for a stream of scope; another scope's question is unknown to it.
+func (r *askRegistry) claim(id string, scope graphrag.ConversationScope, cancel context.CancelFunc) (parkedAsk, claimState) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	x, ok := r.asks[id]
 	switch {
-	case !ok:
+	case !ok || x.scope != scope:
 		return parkedAsk{}, askUnknown
 	case x.finished:
 		return *x, askFinished
@@ -121,12 +126,12 @@ func (r *askRegistry) finish(id, turnID string) {
 	}
 }
 
-// stop cancels the answer being written to a parked question and reports whether there was one.
-func (r *askRegistry) stop(id string) bool {
+// stop cancels the answer being written to a parked question of scope and reports whether there was one.
+func (r *askRegistry) stop(id string, scope graphrag.ConversationScope) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	x, ok := r.asks[id]
-	if !ok || x.cancel == nil {
+	if !ok || x.scope != scope || x.cancel == nil {
 		return false
 	}
 	x.cancel()

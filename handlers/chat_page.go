@@ -15,7 +15,7 @@ func (s *server) chatPage(c echo.Context) error {
 	ctx := c.Request().Context()
 	p := web.ChatPage{Meta: meta(c, "Ask", web.NavChat), MaxQuestion: s.Limits.MaxQuestionChars}
 	if id := c.QueryParam("c"); id != "" {
-		conv, turns, err := s.Store.Conversation(ctx, id)
+		conv, turns, err := s.Store.Conversation(ctx, conversationScope(c), id)
 		if err != nil {
 			return err
 		}
@@ -25,7 +25,7 @@ func (s *server) chatPage(c echo.Context) error {
 			p.Turns = append(p.Turns, s.turnView(t))
 		}
 	}
-	convs, err := s.conversationLinks(ctx, p.ConversationID)
+	convs, err := s.conversationLinks(c, p.ConversationID)
 	if err != nil {
 		return err
 	}
@@ -38,8 +38,9 @@ func (s *server) chatPage(c echo.Context) error {
 	return render(c, http.StatusOK, web.ChatView(p))
 }
 
-func (s *server) conversationLinks(ctx context.Context, current string) ([]web.ConversationLink, error) {
-	convs, err := s.Store.Conversations(ctx)
+// conversationLinks lists the conversations of the request's scope.
+func (s *server) conversationLinks(c echo.Context, current string) ([]web.ConversationLink, error) {
+	convs, err := s.Store.Conversations(c.Request().Context(), conversationScope(c))
 	if err != nil {
 		return nil, err
 	}

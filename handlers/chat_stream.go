@@ -24,7 +24,7 @@ const answerEvery = 120 * time.Millisecond
 func (s *server) chatStream(c echo.Context) error {
 	ctx, cancel := context.WithCancel(c.Request().Context())
 	defer cancel()
-	r, state := s.asks.claim(c.Param("run"), cancel)
+	r, state := s.asks.claim(c.Param("run"), conversationScope(c), cancel)
 	sse := startSSE(c)
 	switch state {
 	case askClaimed:
@@ -66,7 +66,7 @@ func (s *server) finalTurn(r parkedAsk, partial string, o answerOutcome) web.Tur
 
 // sendStoredTurn answers a reconnecting stream with the turn that run produced.
 func (s *server) sendStoredTurn(ctx context.Context, sse *sseStream, r parkedAsk) error {
-	_, turns, err := s.Store.Conversation(ctx, r.conversationID)
+	_, turns, err := s.Store.Conversation(ctx, r.scope, r.conversationID)
 	if err != nil {
 		return s.sendDone(ctx, sse, web.TurnGone(r.id, r.question))
 	}
@@ -90,7 +90,7 @@ func (s *server) sendDone(ctx context.Context, sse *sseStream, comp templ.Compon
 
 // chatStop cancels a run; its stream then sends the turn as far as it got.
 func (s *server) chatStop(c echo.Context) error {
-	if !s.asks.stop(c.Param("run")) {
+	if !s.asks.stop(c.Param("run"), conversationScope(c)) {
 		return echo.NewHTTPError(http.StatusNotFound, "This answer has already finished.")
 	}
 	return render(c, http.StatusOK, web.StopRequested())

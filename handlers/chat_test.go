@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/PuerkitoBio/goquery"
+	"github.com/hopwise/hopwise/graphrag"
 	"github.com/hopwise/hopwise/handlers"
 	"github.com/hopwise/hopwise/handlers/webtest"
 )
@@ -112,7 +113,7 @@ func TestAskStreamsTheAnswerItsTraceAndStoresTheTurn(t *testing.T) {
 		t.Errorf("follow-up started conversation %q, want %q", again, convID)
 	}
 	b.stream(stream)
-	_, turns, err := b.app.Store.Conversation(context.Background(), convID)
+	_, turns, err := b.app.Store.Conversation(context.Background(), graphrag.AllConversations, convID)
 	if err != nil || len(turns) != 2 {
 		t.Fatalf("turns: %d %v", len(turns), err)
 	}
@@ -143,7 +144,7 @@ func TestClosedStreamCancelsTheRun(t *testing.T) {
 			req.Header.Set("Content-Type", "application/json")
 			req.Header.Set("Accept", "text/event-stream")
 			return do(t, http.DefaultClient, req), func() string { // a script's client: no cookie, no CSRF token
-				convs, err := b.app.Store.Conversations(context.Background())
+				convs, err := b.app.Store.Conversations(context.Background(), graphrag.AllConversations)
 				if err != nil || len(convs) != 1 {
 					t.Fatalf("conversations: %+v %v", convs, err)
 				}
@@ -163,7 +164,7 @@ func TestClosedStreamCancelsTheRun(t *testing.T) {
 
 			deadline := time.Now().Add(10 * time.Second)
 			for {
-				_, turns, err := b.app.Store.Conversation(context.Background(), convID())
+				_, turns, err := b.app.Store.Conversation(context.Background(), graphrag.AllConversations, convID())
 				if err == nil && len(turns) == 1 && turns[0].Status == "cancelled" {
 					break
 				}
@@ -285,7 +286,7 @@ func TestConversationsCanBeRenamedAndDeleted(t *testing.T) {
 	if resp.StatusCode != http.StatusOK || resp.Header.Get("HX-Redirect") != "/" {
 		t.Fatalf("delete: %d", resp.StatusCode)
 	}
-	if convs, _ := b.app.Store.Conversations(context.Background()); len(convs) != 0 {
+	if convs, _ := b.app.Store.Conversations(context.Background(), graphrag.AllConversations); len(convs) != 0 {
 		t.Errorf("conversations left: %d", len(convs))
 	}
 }

@@ -11,7 +11,7 @@ import (
 
 func (s *server) conversationRename(c echo.Context) error {
 	ctx := c.Request().Context()
-	conv, _, err := s.Store.Conversation(ctx, c.Param("id"))
+	conv, _, err := s.Store.Conversation(ctx, conversationScope(c), c.Param("id"))
 	if err != nil {
 		return err
 	}
@@ -30,7 +30,7 @@ func (s *server) conversationRename(c echo.Context) error {
 // page that asks first.
 func (s *server) conversationDelete(c echo.Context) error {
 	ctx := c.Request().Context()
-	conv, _, err := s.Store.Conversation(ctx, c.Param("id"))
+	conv, _, err := s.Store.Conversation(ctx, conversationScope(c), c.Param("id"))
 	if err != nil {
 		return err
 	}
@@ -41,7 +41,7 @@ func (s *server) conversationDelete(c echo.Context) error {
 			Confirm: "Delete it", Back: "/?c=" + conv.ID,
 		}))
 	}
-	if err := s.Store.DeleteConversation(ctx, conv.ID); err != nil {
+	if err := s.Store.DeleteConversation(ctx, conversationScope(c), conv.ID); err != nil {
 		return err
 	}
 	if isHTMX(c) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/hopwise/hopwise/graphrag"
 	"github.com/hopwise/hopwise/mcpserver"
 	"github.com/labstack/echo/v4"
 )
@@ -12,6 +13,9 @@ const tooManyQuestions = "Too many questions in a short time: please wait a minu
 
 type clientKey struct{}
 
+// scopeKey holds the conversation scope of an MCP request's principal (conversationScope).
+type scopeKey struct{}
+
 // routeMCP serves the MCP server over streamable HTTP at /mcp, behind the same middleware as every other
 // route (host allow-list, body limits) and programAccess. It is stateless, so only POST is served; its
 // questions count against the same per-client rate and the same cap of answers being written as the
@@ -19,10 +23,12 @@ type clientKey struct{}
 func (s *server) routeMCP(e *echo.Echo) {
 	h := mcpserver.HTTPHandler(mcpserver.New(mcpserver.Options{
 		Service: s.service(), Chat: s.Chat, Logger: s.Logger, Admit: s.admitQuestion, MaxQuestionChars: s.Limits.MaxQuestionChars,
+		Scope: mcpScope,
 	}), s.Logger)
 	e.POST("/mcp", func(c echo.Context) error {
 		r := c.Request()
-		h.ServeHTTP(c.Response(), r.WithContext(context.WithValue(r.Context(), clientKey{}, c.RealIP())))
+		ctx := context.WithValue(context.WithValue(r.Context(), clientKey{}, c.RealIP()), scopeKey{}, conversationScope(c))
+		h.ServeHTTP(c.Response(), r.WithContext(ctx))
 		return nil
 	}, programAccess)
 }
@@ -40,4 +46,10 @@ func (s *server) admitQuestion(ctx context.Context) (func(), error) {
 		return nil, errors.New(errTooBusy.Message.(string))
 	}
 	return release, nil
+}
+
+// mcpScope is the scope routeMCP put in the request; none (sees nothing) if it is missing.
+func mcpScope(ctx context.Context) graphrag.ConversationScope {
+	scope, _ := ctx.Value(scopeKey{}).(graphrag.ConversationScope)
+	return scope
 }

@@ -53,7 +53,7 @@ func (s *server) chatCompletions(c echo.Context) error {
 		return errTooBusy
 	}
 	defer release()
-	conv, err := s.completionConversation(ctx, req.ConversationID, q, earlier)
+	conv, err := s.completionConversation(ctx, conversationScope(c), req.ConversationID, q, earlier)
 	if err != nil {
 		return err
 	}
@@ -105,18 +105,18 @@ const maxEarlier = 50
 // completionConversation is the stored conversation named by id; else the one the earlier exchanges
 // continue (a chat front end sends the whole chat with every question, and the chat is one conversation);
 // else a new one holding them as answered turns, so that a follow-up is read with them as on the chat page.
-func (s *server) completionConversation(ctx context.Context, id, question string, earlier []agent.Exchange) (graphrag.Conversation, error) {
+func (s *server) completionConversation(ctx context.Context, scope graphrag.ConversationScope, id, question string, earlier []agent.Exchange) (graphrag.Conversation, error) {
 	if id != "" {
-		return s.Chat.Start(ctx, id, question)
+		return s.Chat.Start(ctx, scope, id, question)
 	}
-	if conv, ok, err := s.continuedConversation(ctx, earlier); err != nil || ok {
+	if conv, ok, err := s.continuedConversation(ctx, scope, earlier); err != nil || ok {
 		return conv, err
 	}
 	first := question
 	if len(earlier) > 0 {
 		first = earlier[0].Question
 	}
-	conv, err := s.Chat.Start(ctx, "", first)
+	conv, err := s.Chat.Start(ctx, scope, "", first)
 	if err != nil {
 		return conv, err
 	}
@@ -136,12 +136,12 @@ func (s *server) completionConversation(ctx context.Context, id, question string
 const continuedCandidates = 20
 
 // continuedConversation finds, among the conversations updated last, one whose turns are exactly the
-// earlier exchanges, answered.
-func (s *server) continuedConversation(ctx context.Context, earlier []agent.Exchange) (graphrag.Conversation, bool, error) {
+// earlier exchanges, answered, among those of scope (a chat front end never continues another account's).
+func (s *server) continuedConversation(ctx context.Context, scope graphrag.ConversationScope, earlier []agent.Exchange) (graphrag.Conversation, bool, error) {
 	if len(earlier) == 0 {
 		return graphrag.Conversation{}, false, nil
 	}
-	convs, err := s.Store.Conversations(ctx)
+	convs, err := s.Store.Conversations(ctx, scope)
 	if err != nil {
 		return graphrag.Conversation{}, false, err
 	}
@@ -153,7 +153,7 @@ func (s *server) continuedConversation(ctx context.Context, earlier []agent.Exch
 		if seen++; seen > continuedCandidates {
 			break
 		}
-		conv, turns, err := s.Store.Conversation(ctx, c.ID)
+		conv, turns, err := s.Store.Conversation(ctx, scope, c.ID)
 		if err != nil {
 			return graphrag.Conversation{}, false, err
 		}

@@ -17,10 +17,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// Asker opens the conversation a question continues, or starts one when the ID is empty, and answers in
-// it, storing the turn (agent.Chat).
+// Asker opens the conversation a question continues (within scope), or starts one when the ID is empty,
+// and answers in it, storing the turn (agent.Chat).
 type Asker interface {
-	Start(ctx context.Context, conversationID, question string) (graphrag.Conversation, error)
+	Start(ctx context.Context, scope graphrag.ConversationScope, conversationID, question string) (graphrag.Conversation, error)
 	Ask(ctx context.Context, conversationID, question string, emit func(agent.Event)) (graphrag.Turn, agent.Result, error)
 }
 
@@ -35,12 +35,18 @@ type Options struct {
 	Admit func(ctx context.Context) (release func(), err error)
 	// MaxQuestionChars bounds a question (2000 when zero).
 	MaxQuestionChars int
+	// Scope is whose conversations a call may continue (the account the HTTP request signed in as). Nil
+	// is every conversation: over stdio the user runs the server on their own store.
+	Scope func(ctx context.Context) graphrag.ConversationScope
 }
 
 // New returns the MCP server with Hopwise's tools.
 func New(o Options) *mcp.Server {
 	o.Logger = cmp.Or(o.Logger, slog.New(slog.DiscardHandler))
 	o.MaxQuestionChars = cmp.Or(o.MaxQuestionChars, 2000)
+	if o.Scope == nil {
+		o.Scope = func(context.Context) graphrag.ConversationScope { return graphrag.AllConversations }
+	}
 	if o.Admit == nil {
 		o.Admit = func(context.Context) (func(), error) { return func() {}, nil }
 	}

@@ -100,7 +100,7 @@ func (t tools) ask(ctx context.Context, req *mcp.CallToolRequest, in askIn) (*mc
 		return nil, apiv1.Answer{}, err
 	}
 	defer release()
-	conv, err := t.Chat.Start(ctx, strings.TrimSpace(in.ConversationID), q)
+	conv, err := t.Chat.Start(ctx, t.Scope(ctx), strings.TrimSpace(in.ConversationID), q)
 	if err != nil {
 		return nil, apiv1.Answer{}, t.problem("ask", err)
 	}

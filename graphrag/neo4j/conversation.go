@@ -11,7 +11,7 @@ import (
 )
 
 // PutConversation creates a conversation or renames an existing one (a non-empty Title replaces the old;
-// CreatedAt stays; UpdatedAt only moves forward). Zero times are taken from the clock.
+// CreatedAt and owner stay; UpdatedAt only moves forward). Zero times are taken from the clock.
 func (s *Store) PutConversation(ctx context.Context, c graphrag.Conversation) error {
 	if c.ID == "" {
 		return errors.New("neo4j: put conversation: empty ID")
@@ -25,10 +25,10 @@ func (s *Store) PutConversation(ctx context.Context, c graphrag.Conversation) er
 	}
 	err := s.write(ctx, func(ctx context.Context, tx neo4j.ManagedTransaction) error {
 		return exec(ctx, tx, `MERGE (c:Conversation {id: $id})
-			ON CREATE SET c.title = $title, c.createdAt = $created, c.updatedAt = $updated
+			ON CREATE SET c.title = $title, c.createdAt = $created, c.updatedAt = $updated, c.owner = $owner
 			ON MATCH SET c.title = CASE WHEN $title <> '' THEN $title ELSE c.title END,
 				c.updatedAt = CASE WHEN c.updatedAt > $updated THEN c.updatedAt ELSE $updated END`,
-			map[string]any{"id": c.ID, "title": c.Title, "created": utc(c.CreatedAt), "updated": utc(c.UpdatedAt)})
+			map[string]any{"id": c.ID, "title": c.Title, "created": utc(c.CreatedAt), "updated": utc(c.UpdatedAt), "owner": c.Owner})
 	})
 	if err != nil {
 		return fmt.Errorf("neo4j: put conversation %s: %w", c.ID, err)
@@ -73,12 +73,13 @@ func (s *Store) PutTurn(ctx context.Context, t graphrag.Turn) error {
 	return nil
 }
 
-// DeleteConversation removes a conversation and its turns; an unknown one is already gone.
-func (s *Store) DeleteConversation(ctx context.Context, id string) error {
+// DeleteConversation removes a conversation scope sees and its turns; an unknown one is already gone, and
+// one outside scope stays.
+func (s *Store) DeleteConversation(ctx context.Context, scope graphrag.ConversationScope, id string) error {
 	err := s.write(ctx, func(ctx context.Context, tx neo4j.ManagedTransaction) error {
-		return exec(ctx, tx, `MATCH (c:Conversation {id: $id})
+		return exec(ctx, tx, `MATCH (c:Conversation {id: $id}) WHERE `+inScope+`
 			OPTIONAL MATCH (c)-[:HAS_TURN]->(t:Turn)
-			DETACH DELETE t, c`, map[string]any{"id": id})
+			DETACH DELETE t, c`, scopeParams(scope, map[string]any{"id": id}))
 	})
 	if err != nil {
 		return fmt.Errorf("neo4j: delete conversation %s: %w", id, err)
@@ -86,14 +87,25 @@ func (s *Store) DeleteConversation(ctx context.Context, id string) error {
 	return nil
 }
 
-const conversationProjection = `c {.id, .title, .createdAt, .updatedAt, turns: COUNT { (c)-[:HAS_TURN]->(:Turn) }}`
+const conversationProjection = `c {.id, .title, .createdAt, .updatedAt, owner: coalesce(c.owner, ''),
+	turns: COUNT { (c)-[:HAS_TURN]->(:Turn) }}`
 
-// Conversations lists conversations, most recently updated first.
-func (s *Store) Conversations(ctx context.Context) ([]graphrag.Conversation, error) {
+// inScope is the condition on (c:Conversation) of the conversations a scope sees (scopeParams gives its
+// parameters); a conversation stored before owners were kept has no owner property and counts as
+// unowned. The zero scope sees none.
+const inScope = `($all OR ($owner <> '' AND c.owner = $owner) OR ($unowned AND coalesce(c.owner, '') = ''))`
+
+func scopeParams(scope graphrag.ConversationScope, params map[string]any) map[string]any {
+	params["all"], params["owner"], params["unowned"] = scope.All, scope.Owner, scope.Unowned
+	return params
+}
+
+// Conversations lists the conversations scope sees, most recently updated first.
+func (s *Store) Conversations(ctx context.Context, scope graphrag.ConversationScope) ([]graphrag.Conversation, error) {
 	var out []graphrag.Conversation
 	err := s.read(ctx, func(ctx context.Context, tx neo4j.ManagedTransaction) error {
-		records, err := query(ctx, tx, `MATCH (c:Conversation)
-			RETURN `+conversationProjection+` AS c ORDER BY c.updatedAt DESC, c.id`, nil)
+		records, err := query(ctx, tx, `MATCH (c:Conversation) WHERE `+inScope+`
+			RETURN `+conversationProjection+` AS c ORDER BY c.updatedAt DESC, c.id`, scopeParams(scope, map[string]any{}))
 		if err != nil {
 			return err
 		}
@@ -109,15 +121,15 @@ func (s *Store) Conversations(ctx context.Context) ([]graphrag.Conversation, err
 	return out, nil
 }
 
-// Conversation returns one conversation with its turns by ordinal, or ErrNotFound.
-func (s *Store) Conversation(ctx context.Context, id string) (graphrag.Conversation, []graphrag.Turn, error) {
+// Conversation returns one conversation scope sees with its turns by ordinal, or ErrNotFound.
+func (s *Store) Conversation(ctx context.Context, scope graphrag.ConversationScope, id string) (graphrag.Conversation, []graphrag.Turn, error) {
 	var conv graphrag.Conversation
 	var turns []graphrag.Turn
 	err := s.read(ctx, func(ctx context.Context, tx neo4j.ManagedTransaction) error {
-		records, err := query(ctx, tx, `MATCH (c:Conversation {id: $id})
+		records, err := query(ctx, tx, `MATCH (c:Conversation {id: $id}) WHERE `+inScope+`
 			RETURN `+conversationProjection+` AS c,
 				COLLECT { MATCH (c)-[:HAS_TURN]->(t:Turn) RETURN t {.*} ORDER BY t.ordinal, t.createdAt, t.id } AS turns`,
-			map[string]any{"id": id})
+			scopeParams(scope, map[string]any{"id": id}))
 		if err != nil {
 			return err
 		}
@@ -145,6 +157,7 @@ func conversationFrom(m map[string]any) graphrag.Conversation {
 		CreatedAt: asTime(m["createdAt"]),
 		UpdatedAt: asTime(m["updatedAt"]),
 		Turns:     asInt(m["turns"]),
+		Owner:     asString(m["owner"]),
 	}
 }
 

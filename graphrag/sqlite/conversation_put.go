@@ -11,7 +11,7 @@ import (
 )
 
 // PutConversation creates a conversation or renames an existing one (a non-empty Title replaces the old;
-// CreatedAt stays). Zero times are taken from the clock.
+// CreatedAt and Owner stay). Zero times are taken from the clock.
 func (s *Store) PutConversation(ctx context.Context, c graphrag.Conversation) error {
 	if c.ID == "" {
 		return errors.New("sqlite: put conversation: empty ID")
@@ -24,11 +24,11 @@ func (s *Store) PutConversation(ctx context.Context, c graphrag.Conversation) er
 		c.UpdatedAt = now
 	}
 	err := s.write(ctx, "put conversation", func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO conversations (id, title, created_at, updated_at) VALUES (?, ?, ?, ?)
+		_, err := tx.ExecContext(ctx, `INSERT INTO conversations (id, title, created_at, updated_at, owner) VALUES (?, ?, ?, ?, ?)
 			ON CONFLICT (id) DO UPDATE SET
 				title = CASE WHEN excluded.title <> '' THEN excluded.title ELSE conversations.title END,
 				updated_at = max(conversations.updated_at, excluded.updated_at)`,
-			c.ID, c.Title, c.CreatedAt.UnixNano(), c.UpdatedAt.UnixNano())
+			c.ID, c.Title, c.CreatedAt.UnixNano(), c.UpdatedAt.UnixNano(), c.Owner)
 		return err
 	})
 	if err != nil {
@@ -72,10 +72,12 @@ func (s *Store) PutTurn(ctx context.Context, t graphrag.Turn) error {
 	return nil
 }
 
-// DeleteConversation removes a conversation and its turns; an unknown one is already gone.
-func (s *Store) DeleteConversation(ctx context.Context, id string) error {
+// DeleteConversation removes a conversation scope sees and its turns; an unknown one is already gone, and
+// one outside scope stays.
+func (s *Store) DeleteConversation(ctx context.Context, scope graphrag.ConversationScope, id string) error {
+	cond, args := inScope(scope)
 	err := s.write(ctx, "delete conversation", func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `DELETE FROM conversations WHERE id = ?`, id)
+		_, err := tx.ExecContext(ctx, `DELETE FROM conversations AS c WHERE c.id = ? AND `+cond, append([]any{id}, args...)...)
 		return err
 	})
 	if err != nil {

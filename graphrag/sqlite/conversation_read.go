@@ -9,12 +9,22 @@ import (
 	"github.com/hopwise/hopwise/graphrag"
 )
 
-const conversationQuery = `SELECT c.id, c.title, c.created_at, c.updated_at,
+const conversationQuery = `SELECT c.id, c.title, c.created_at, c.updated_at, c.owner,
 	(SELECT count(*) FROM turns t WHERE t.conversation_id = c.id) FROM conversations c`
 
-// Conversations lists conversations, most recently updated first.
-func (s *Store) Conversations(ctx context.Context) ([]graphrag.Conversation, error) {
-	rows, err := s.reader.QueryContext(ctx, conversationQuery+` ORDER BY c.updated_at DESC, c.id`)
+// inScope is the SQL condition (on conversations c) and its arguments of the conversations scope sees;
+// the zero scope sees none.
+func inScope(scope graphrag.ConversationScope) (string, []any) {
+	if scope.All {
+		return `1`, nil
+	}
+	return `((? <> '' AND c.owner = ?) OR (? AND c.owner = ''))`, []any{scope.Owner, scope.Owner, scope.Unowned}
+}
+
+// Conversations lists the conversations scope sees, most recently updated first.
+func (s *Store) Conversations(ctx context.Context, scope graphrag.ConversationScope) ([]graphrag.Conversation, error) {
+	cond, args := inScope(scope)
+	rows, err := s.reader.QueryContext(ctx, conversationQuery+` WHERE `+cond+` ORDER BY c.updated_at DESC, c.id`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: conversations: %w", err)
 	}
@@ -33,14 +43,15 @@ func (s *Store) Conversations(ctx context.Context) ([]graphrag.Conversation, err
 	return out, nil
 }
 
-// Conversation returns one conversation with its turns by ordinal, or ErrNotFound.
-func (s *Store) Conversation(ctx context.Context, id string) (graphrag.Conversation, []graphrag.Turn, error) {
+// Conversation returns one conversation scope sees with its turns by ordinal, or ErrNotFound.
+func (s *Store) Conversation(ctx context.Context, scope graphrag.ConversationScope, id string) (graphrag.Conversation, []graphrag.Turn, error) {
 	tx, err := s.reader.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return graphrag.Conversation{}, nil, fmt.Errorf("sqlite: conversation %s: %w", id, err)
 	}
 	defer tx.Rollback()
-	c, err := scanConversation(tx.QueryRowContext(ctx, conversationQuery+` WHERE c.id = ?`, id))
+	cond, args := inScope(scope)
+	c, err := scanConversation(tx.QueryRowContext(ctx, conversationQuery+` WHERE c.id = ? AND `+cond, append([]any{id}, args...)...))
 	if errors.Is(err, sql.ErrNoRows) {
 		return graphrag.Conversation{}, nil, fmt.Errorf("sqlite: conversation %q: %w", id, graphrag.ErrNotFound)
 	}
@@ -79,7 +90,7 @@ func readTurns(ctx context.Context, q queryer, conversationID string) ([]graphra
 func scanConversation(row scanner) (graphrag.Conversation, error) {
 	var c graphrag.Conversation
 	var created, updated int64
-	err := row.Scan(&c.ID, &c.Title, &created, &updated, &c.Turns)
+	err := row.Scan(&c.ID, &c.Title, &created, &updated, &c.Owner, &c.Turns)
 	c.CreatedAt, c.UpdatedAt = fromNanos(created), fromNanos(updated)
 	return c, err
 }

@@ -171,4 +171,7 @@ CREATE TABLE edit_keys (
 	edit_id TEXT NOT NULL REFERENCES edits(id) ON DELETE CASCADE,
 	PRIMARY KEY (key, edit_id)
 ) WITHOUT ROWID;`,
+	// 10: the account that started each conversation ('' for those started without accounts, before this).
+	`ALTER TABLE conversations ADD COLUMN owner TEXT NOT NULL DEFAULT '';
+CREATE INDEX conversations_owner ON conversations(owner, updated_at);`,
 }

@@ -29,6 +29,9 @@ func TestMigrateFromAnOlderVersion(t *testing.T) {
 		t.Fatalf("new file at version %d, want %d", v, len(migrations))
 	}
 	fill(t, s, "a.txt")
+	if err := s.PutConversation(t.Context(), graphrag.Conversation{ID: "c-old", Title: "Asked before accounts"}); err != nil {
+		t.Fatal(err)
+	}
 	// Take the file back to version 1, as an older Hopwise left it.
 	if _, err := s.writer.ExecContext(t.Context(), `DROP INDEX chunks_reembed; DROP INDEX relations_reembed;
 		ALTER TABLE chunks DROP COLUMN embedding_next; ALTER TABLE relations DROP COLUMN embedding_next;
@@ -41,6 +44,7 @@ func TestMigrateFromAnOlderVersion(t *testing.T) {
 		DROP TABLE edit_keys;
 		DROP TABLE edits;
 		DROP TABLE audit; DROP TABLE api_tokens; DROP TABLE sessions; DROP TABLE accounts;
+		DROP INDEX conversations_owner; ALTER TABLE conversations DROP COLUMN owner;
 		UPDATE meta SET value = '1' WHERE key = 'schema_version'`); err != nil {
 		t.Fatal(err)
 	}
@@ -73,6 +77,13 @@ func TestMigrateFromAnOlderVersion(t *testing.T) {
 	}
 	if es, err := s.Edits(t.Context(), graphrag.EditQuery{}); err != nil || len(es) != 0 {
 		t.Errorf("edits after migration: %d, %v; want none", len(es), err)
+	}
+	// A conversation from before owners is kept, without one: an admin's scope sees it, an account's not.
+	if c, _, err := s.Conversation(t.Context(), graphrag.ConversationScope{Owner: "a1", Unowned: true}, "c-old"); err != nil || c.Owner != "" {
+		t.Errorf("conversation after migration: %+v, %v; want it kept without an owner", c, err)
+	}
+	if cs, err := s.Conversations(t.Context(), graphrag.ConversationScope{Owner: "a1"}); err != nil || len(cs) != 0 {
+		t.Errorf("an account's conversations after migration: %d, %v; want none (the old one has no owner)", len(cs), err)
 	}
 }
 
