@@ -109,7 +109,7 @@ func isAcronym(shortName, longKey string) bool {
 		return false
 	}
 	words := strings.Fields(longKey)
-	if len(words) < 2 {
+	if len(words) < 2 || slices.Contains(words, letters) { // "U.S." is not expanded by "US state"
 		return false
 	}
 	if initialsMatch(words, letters) {
@@ -164,6 +164,23 @@ func containment(ka, kb string) (shorter, longer string, extra []string, tail, o
 		}
 	}
 	return ka, kb, extra, strings.HasSuffix(kb, " "+ka), true
+}
+
+// opposite reports whether two keys differ in a qualifier word: the Red River of the North and of the
+// South, the East and the West Coast.
+func opposite(ka, kb string) bool {
+	wa, wb := strings.Fields(ka), strings.Fields(kb)
+	for _, w := range wa {
+		if prefixQualifiers[w] && !slices.Contains(wb, w) {
+			return true
+		}
+	}
+	for _, w := range wb {
+		if prefixQualifiers[w] && !slices.Contains(wa, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // capitalised reports whether every word of a name starts with a capital letter ("Alfred Tarski", not

@@ -145,8 +145,11 @@ func shortForm(a, b Mention, shorter, longer string, extra []string, tail bool, 
 	}
 	// a short form at the end is a family name ("Tarski" of Alfred Tarski), or a name without its
 	// first words ("Department of Transportation"); "Gatwick" is not City Place Gatwick
-	surname := tail && len(strings.Fields(shorter)) == 1 && len(strings.Fields(longer)) == 2 && capitalised(long.Name)
-	if tail && !surname && len(strings.Fields(shorter)) < 2 {
+	// ("Manitoba" is not "Winnipeg, Manitoba", "President" not "Vice President", "Germanic" not "Proto-Germanic")
+	surname := tail && len(strings.Fields(shorter)) == 1 && len(strings.Fields(long.Name)) == 2 && capitalised(long.Name) &&
+		capitalised(short.Name) && !strings.ContainsAny(long.Name, ",(") && !kindWords[shorter] && !prefixQualifiers[extra[0]]
+	agree := typesKnownAlike(a.Type, b.Type) && desc >= 0.7 // "Lufthansa" and "Deutsche Lufthansa AG", both airlines
+	if tail && !surname && len(strings.Fields(shorter)) < 2 && !agree {
 		return decide(0.3, "one name inside the other", ev)
 	}
 	switch {
@@ -154,7 +157,7 @@ func shortForm(a, b Mention, shorter, longer string, extra []string, tail bool, 
 	// "United States" beside "former vice president of the United States"
 	case sharesDoc(a, b) && surname && (desc < 0 || desc >= 0.5):
 		return decide(0.92, "family name", ev, "both in one document")
-	case typesKnownAlike(a.Type, b.Type) && desc >= 0.7:
+	case agree:
 		return decide(0.9, "short form", ev, fmt.Sprintf("descriptions alike at %.2f", desc))
 	case typesKnownAlike(a.Type, b.Type) || len(strings.Fields(shorter)) > 1:
 		// worth a person's look; one bare word inside a longer name ("Smith", "Republic") is not
@@ -170,6 +173,9 @@ func spelling(a, b Mention, ka, kb string, desc float64) Decision {
 	edits := edlib.LevenshteinDistance(ka, kb)
 	ev := fmt.Sprintf("%q and %q are %d letters apart (Jaro-Winkler %.2f)", a.Name, b.Name, edits, jw)
 	derived := strings.HasPrefix(ka, kb) || strings.HasPrefix(kb, ka) // "azerbaijani" of "azerbaijan"
+	if opposite(ka, kb) {
+		return decide(0.1, "qualified otherwise", fmt.Sprintf("%q and %q differ in a qualifier", a.Name, b.Name))
+	}
 	switch {
 	case jw >= 0.93 && edits <= 2 && min(len(ka), len(kb)) >= 10 && !derived && (desc < 0 || desc >= 0.5):
 		return decide(0.9, "spelling variant", ev)
