@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/hopwise/hopwise/auth"
+	"github.com/hopwise/hopwise/web"
 	"github.com/labstack/echo/v4"
 )
 
@@ -41,6 +42,7 @@ func (s *server) access(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		if p != nil {
 			c.Set(principalKey, *p)
+			c.SetRequest(c.Request().WithContext(web.WithPermissions(c.Request().Context(), permissionsOf(*p))))
 		}
 		if rule.need == "" {
 			return next(c)
@@ -58,6 +60,12 @@ func (s *server) access(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		return err
 	}
+}
+
+// permissionsOf is what the pages offer p: the controls of the routes its role may use (routeRules).
+func permissionsOf(p auth.Principal) web.Permissions {
+	role := p.RoleIn("")
+	return web.Permissions{Edit: role.Allows(auth.Editor), Admin: role.Allows(auth.Admin)}
 }
 
 // ruleOf is the rule of the request's route; HEAD is served as GET.
