@@ -259,11 +259,13 @@ type ReindexStatus struct {
 
 // Status reads the store's re-embedding state with this process's re-index.
 func (r *Reindexer) Status(ctx context.Context) (ReindexStatus, error) {
+	// Progress first: a re-index reports its end after it committed, so the store read after a finished
+	// report shows the commit.
+	last, running := r.Progress()
 	st, err := r.store.ReembedState(ctx)
 	if err != nil {
 		return ReindexStatus{}, fmt.Errorf("graphrag: re-index status: %w", err)
 	}
-	last, running := r.Progress()
 	return ReindexStatus{State: st, Configured: r.space, Needed: r.space.Dim > 0 && !InSpace(st.Active, r.space),
 		Running: running, Last: last}, nil
 }
