@@ -460,7 +460,7 @@ func statusReindexBody(csrf string, r StatusReindex) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		if !r.Running && r.Unavailable == "" {
+		if !r.Running && r.Unavailable == "" && PermissionsOf(ctx).Admin {
 			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 44, "<form method=\"post\" action=\"/status/reindex\" hx-post=\"/status/reindex\" hx-target=\"#reindex\" hx-swap=\"outerHTML\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
