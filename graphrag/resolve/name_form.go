@@ -30,8 +30,9 @@ var placeHeads = wordSet(`county township shore branch street avenue road route 
 
 // prefixQualifiers before a name make another thing of it: West Flanders, East Germany, New Berlin, the
 // Petite Amite River, Rio Cojedes (the river, not the state).
-var prefixQualifiers = wordSet(`north south east west northern southern eastern western upper lower new old little
-	great big greater petite rio lago lake mount monte fort port saint st san santa`)
+var prefixQualifiers = wordSet(`north south east west northern southern eastern western northeastern northwestern
+	southeastern southwestern central upper lower inner outer downtown uptown new old little great big greater petite
+	rio lago lake mount monte fort port saint st san santa`)
 
 // kindGroups are entity types that may name one thing: an extraction calls Lufthansa an airline in one
 // passage and an organization in the next.

@@ -177,8 +177,11 @@ func spelling(a, b Mention, ka, kb string, desc float64) Decision {
 		return decide(0.1, "qualified otherwise", fmt.Sprintf("%q and %q differ in a qualifier", a.Name, b.Name))
 	}
 	switch {
-	case jw >= 0.93 && edits <= 2 && min(len(ka), len(kb)) >= 10 && !derived && (desc < 0 || desc >= 0.5):
-		return decide(0.9, "spelling variant", ev)
+	case jw >= 0.93 && edits <= 2 && min(len(ka), len(kb)) >= 10 && !derived && desc >= 0.5:
+		return decide(0.9, "spelling variant", ev, fmt.Sprintf("descriptions alike at %.2f", desc))
+	case jw >= 0.93 && edits <= 2 && min(len(ka), len(kb)) >= 10 && !derived:
+		// names alone this close are as often two things (British Rail, British Raj; South America, South Africa)
+		return decide(0.6, "possible spelling variant", ev)
 	case jw >= 0.85 && edits <= 3 && desc >= 0.6 && typesKnownAlike(a.Type, b.Type):
 		return decide(0.9, "similar spelling", ev, fmt.Sprintf("kinds agree, descriptions alike at %.2f", desc))
 	case jw >= 0.85 && desc >= 0.6:
