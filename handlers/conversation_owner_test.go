@@ -1,6 +1,7 @@
 package handlers_test
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"io"
@@ -8,6 +9,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hopwise/hopwise/auth"
 	"github.com/hopwise/hopwise/graphrag"
@@ -184,4 +186,31 @@ func TestConversationsBelongToTheirAccount(t *testing.T) {
 func jsonString(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
+}
+
+// Only the account that asked a question can stop its answer: another's stop is 404 and the answer goes
+// on until its asker stops it.
+func TestOnlyTheAskerStopsAnAnswer(t *testing.T) {
+	app, srv := teamApp(t, webtest.Options{Demo: true, TokenDelay: 50 * time.Millisecond})
+	ed, rea := signIn(t, app, srv, "ed"), signIn(t, app, srv, "rea")
+	stream, _ := ed.ask(webtest.DelhiQuestion, "")
+	resp, err := ed.client.Get(srv.URL + stream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body := bufio.NewReader(resp.Body)
+	readSSE(t, body, "answer")
+	stop := "/chat/stop/" + strings.TrimPrefix(stream, "/chat/stream/")
+	if resp, _ := rea.post(stop, url.Values{}, true); resp.StatusCode != http.StatusNotFound {
+		t.Errorf("another account stops the answer: %d, want 404", resp.StatusCode)
+	}
+	readSSE(t, body, "answer") // still answering
+	if resp, doc := ed.post(stop, url.Values{}, true); resp.StatusCode != http.StatusOK || !strings.Contains(doc.Text(), "Stopping") {
+		t.Fatalf("the asker stops the answer: %d %s", resp.StatusCode, doc.Text())
+	}
+	events := readSSE(t, body, "done")
+	if len(events) == 0 || !strings.Contains(fragment(t, events[len(events)-1].data).Find(".notice").Text(), "You stopped this answer") {
+		t.Fatalf("after the asker's stop: %+v", events)
+	}
 }
