@@ -147,11 +147,49 @@ func unsupportedClaims(text, question, support string, srcs []source) []string {
 	}
 	var out []string
 	for _, sent := range sentences(text) {
-		if !claimSupported(anchors(sent), subject, backing, norm) {
+		if !claimSupported(anchors(sent), subject, backing, norm) || echoesQuestion(sent, question, norm) {
 			out = append(out, strings.TrimSpace(sent))
 		}
 	}
 	return out
+}
+
+// echoesQuestion reports a sentence that says back what the question asks ("Yes. The EU adopted a reform of
+// EU261 that changes the delay thresholds.") where no source says it: every content word of the sentence is
+// one of the question's, so the names in it, all of them the question's, prove nothing, and no source holds
+// two thirds of its words.
+func echoesQuestion(sentence, question string, units []string) bool {
+	if question == "" {
+		return false
+	}
+	asked := map[string]bool{"yes": true, "no": true}
+	for _, w := range contentWords(question) {
+		asked[w] = true
+	}
+	var ws []string
+	for _, w := range contentWords(citeMarker.ReplaceAllString(sentence, " ")) {
+		if !asked[w] {
+			return false
+		}
+		if w != "yes" && w != "no" {
+			ws = append(ws, w)
+		}
+	}
+	if len(ws) < minShared {
+		return false
+	}
+	for _, u := range units {
+		held := 0
+		for _, w := range ws {
+			if holds(u, normAnchor(w)) {
+				held++
+			}
+		}
+		if 3*held >= 2*len(ws) {
+			return false
+		}
+	}
+	return true
 }
 
 // claimUnits are the texts anchors must share, normalised: a source, or, for a passage holding Markdown

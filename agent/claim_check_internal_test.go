@@ -97,3 +97,25 @@ func TestUnsupportedClaimsReadTablesByRow(t *testing.T) {
 		}
 	}
 }
+
+// An answer that says the question back ("Yes. The EU adopted ...") names only what the question names, so
+// the names prove nothing: a source must say it in most of its words.
+func TestUnsupportedClaimsThatEchoTheQuestion(t *testing.T) {
+	srcs := []source{
+		{kind: KindChunk, chunk: graphrag.Chunk{ID: "a", DocName: "eu261.md", Text: "EU261 sets compensation for an arrival delay of three hours or more."}},
+		{kind: KindChunk, chunk: graphrag.Chunk{ID: "b", DocName: "airline-registry.md", Text: "Registry\n\n| airline | licensed in |\n| --- | --- |\n| Lufthansa | Germany |\n"}},
+	}
+	tests := []struct {
+		answer, question string
+		want             int
+	}{
+		{"Yes. The EU adopted a reform of EU261 that changes the delay thresholds.", "Has the EU adopted a reform of EU261 that changes the delay thresholds?", 1},
+		{"Yes, Lufthansa is licensed in Germany [2].", "Is Lufthansa licensed in Germany?", 0},                                   // the row says it
+		{"Yes. EU261 sets compensation for an arrival delay of three hours [1].", "Does EU261 set compensation for a delay?", 0}, // adds words of its source
+	}
+	for _, tc := range tests {
+		if got := unsupportedClaims(tc.answer, tc.question, "", srcs); len(got) != tc.want {
+			t.Errorf("unsupportedClaims(%q) = %q, want %d", tc.answer, got, tc.want)
+		}
+	}
+}
