@@ -145,13 +145,69 @@ func unsupportedClaims(text, question, support string, srcs []source) []string {
 	for _, sent := range sentences(support) {
 		backing = append(backing, anchors(sent)...)
 	}
+	topic := topicWords(question, norm)
 	var out []string
 	for _, sent := range sentences(text) {
-		if !claimSupported(anchors(sent), subject, backing, norm) || echoesQuestion(sent, question, norm) {
+		as := anchors(sent)
+		if !claimSupported(as, subject, backing, norm) || echoesQuestion(sent, question, norm) || !onTopic(as, backing, topic, norm) {
 			out = append(out, strings.TrimSpace(sent))
 		}
 	}
 	return out
+}
+
+// topicWords are the question's words that are not names ("receive", "denied", "boarding" of "How much can I
+// receive if I am denied boarding on a Lufthansa flight from Delhi to Munich?"), as stems of at most five
+// letters ("recei" holds "receives"), kept when some source holds them; none when no source does.
+func topicWords(question string, units []string) []string {
+	named := map[string]bool{}
+	for _, a := range anchors(question) {
+		for _, w := range strings.Fields(a) {
+			named[w] = true
+		}
+	}
+	var out []string
+	for _, w := range contentWords(question) {
+		if named[w] || isNumber(w) || len([]rune(w)) < 4 {
+			continue
+		}
+		stem := string([]rune(w)[:min(len([]rune(w)), 5)])
+		for _, u := range units {
+			if strings.Contains(u, " "+stem) {
+				out = append(out, stem)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// onTopic reports whether a sentence that names something stands on a source about what the question asks:
+// one that holds one of the sentence's (or its facts') anchors and one of the question's topic words. A
+// 1.5B model answered "How much can I receive if I am denied boarding ...?" with "a taxi fare of roughly 70
+// to 90 EUR" from the travel tips, which say nothing of receiving, denial or boarding.
+func onTopic(as, backing, topic []string, units []string) bool {
+	if len(as) == 0 || len(topic) == 0 {
+		return true
+	}
+	for _, u := range units {
+		named := false
+		for _, a := range slices.Concat(as, backing) {
+			if holds(u, a) {
+				named = true
+				break
+			}
+		}
+		if !named {
+			continue
+		}
+		for _, stem := range topic {
+			if strings.Contains(u, " "+stem) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // echoesQuestion reports a sentence that says back what the question asks ("Yes. The EU adopted a reform of

@@ -119,3 +119,31 @@ func TestUnsupportedClaimsThatEchoTheQuestion(t *testing.T) {
 		}
 	}
 }
+
+// An answer must stand on a source about what the question asks: the travel tips' taxi fare names an
+// amount, and Munich, but says nothing of being denied boarding.
+func TestUnsupportedClaimsOffTopic(t *testing.T) {
+	srcs := []source{
+		{kind: KindChunk, chunk: graphrag.Chunk{ID: "a", DocName: "munich-travel-tips.md", Text: "Getting into town\n\nThe Lufthansa Express Bus runs to the central station of Munich. A taxi to the city centre costs roughly 70 to 90 EUR."}},
+		{kind: KindChunk, chunk: graphrag.Chunk{ID: "b", DocName: "eu261.md", Text: "A passenger denied boarding receives 250, 400 or 600 EUR by distance; over 3,500 km: 600 EUR."}},
+		{kind: KindFact, fact: graphrag.Fact{Sentence: "Delhi DISTANCE_FROM_MUNICH 5,921 km"}},
+	}
+	q := "How much can I receive if I am denied boarding on a Lufthansa flight from Delhi to Munich?"
+	tests := []struct {
+		answer, support string
+		want            int
+	}{
+		{"You can receive a taxi fare of roughly 70 to 90 EUR [1].", "A taxi to the city centre costs roughly 70 to 90 EUR [1]", 1},
+		{"You can receive 600 EUR [2].", "Delhi distance from munich 5,921 km [3]\nOver 3,500 km: 600 EUR [2]", 0},
+		{"Delhi is 5,921 km from Munich [3].", "", 1}, // a step of the answer, alone it does not say what is received
+	}
+	for _, tc := range tests {
+		if got := unsupportedClaims(tc.answer, q, tc.support, srcs); len(got) != tc.want {
+			t.Errorf("unsupportedClaims(%q) = %q, want %d", tc.answer, got, tc.want)
+		}
+	}
+	// How far is Delhi from Munich? No source holds "far": the topic is not judged.
+	if got := unsupportedClaims("Delhi is 5,921 km from Munich [3].", "How far is Delhi from Munich?", "", srcs); len(got) != 0 {
+		t.Errorf("distance answer refused: %q", got)
+	}
+}
