@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -39,7 +40,7 @@ const (
 // answer, so that a small model has written out what it relies on before it decides.
 type compactAnswer struct {
 	Facts      []string `json:"facts" description:"facts from the sources that answer the question, each ending with its source number [n]; empty if none" maxItems:"4" maxLength:"200"`
-	Reasoning  string   `json:"reasoning" description:"how the facts answer the question; the missing fact, if any" maxLength:"400"`
+	Reasoning  string   `json:"reasoning" description:"how the facts answer the question; the missing fact, if any" maxLength:"600"`
 	Answerable bool     `json:"answerable" description:"true only if the facts answer the question"`
 	Answer     string   `json:"answer" description:"the direct answer, then its deciding facts with [n]; empty if not answerable" maxLength:"400"`
 	Search     []string `json:"search" description:"when not answerable: up to 2 short search queries for the missing facts; else empty" maxItems:"2" maxLength:"100"`
@@ -133,7 +134,16 @@ func (r *run) answerCompact(ctx context.Context) (bool, []string, error) {
 		facts = append(facts, f)
 	}
 	linking := linkingFacts(r.st.question, srcs, facts)
-	if bad := unsupportedClaims(answer, r.st.question, strings.Join(append(facts, linking...), "\n"), srcs); len(bad) > 0 {
+	// The reasoning's sentences that stand on the sources by themselves back the answer as listed facts do:
+	// the model often writes the deciding step ("5,921 km falls under flights over 3,500 km: 600 EUR") there
+	// and not among its facts.
+	var reasons []string
+	for _, sent := range sentences(a.Reasoning) {
+		if sent = oneLine(sent); len(anchors(sent)) >= 2 && len(unsupportedClaims(sent, "", "", srcs)) == 0 {
+			reasons = append(reasons, sent)
+		}
+	}
+	if bad := unsupportedClaims(answer, r.st.question, strings.Join(slices.Concat(facts, linking, reasons), "\n"), srcs); len(bad) > 0 {
 		r.st.unsupported = bad
 		r.st.critique = "The answer joins things that no single source states together."
 		r.rec.send(Event{Type: EventNodeFinished, Node: NodeAudit, Summary: "Set aside: no single source names together what this answer joins: " + clip(strings.Join(bad, " "), 200)})

@@ -172,3 +172,35 @@ func TestLocalProfileCitesFactsTheModelLeftUnnumbered(t *testing.T) {
 		t.Errorf("the screen shows %q, not the answer", got)
 	}
 }
+
+// The deciding step is often in the model's reasoning rather than its facts: a reasoning sentence that
+// stands on the sources backs the answer's amount, an invented one does not.
+func TestLocalProfileReasoningBacksTheAnswer(t *testing.T) {
+	for _, tc := range []struct {
+		name, reasoning string
+		answered        bool
+	}{
+		{"the tier in the reasoning", "Delhi is 5,921 km from Munich, so it falls under all other flights over 3,500 km: 600 EUR.", true},
+		{"an invented step", "Lufthansa pays 600 EUR to every passenger from Delhi.", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := newModel(t)
+			m.on(taskCompact, func(c call) llmtest.Reply {
+				return reply(compactReply{
+					Facts:      []string{"Lufthansa LICENSED_IN Germany"},
+					Reasoning:  tc.reasoning,
+					Answerable: true,
+					Answer:     "The passenger can receive up to 600 EUR.",
+					Search:     []string{},
+				})
+			})
+			res, _ := ask(t, localAgent(m), "How much can I receive if I am denied boarding on a Lufthansa flight from Delhi to Munich?")
+			if res.NotFound == tc.answered {
+				t.Errorf("not found %v, want answered %v: %q", res.NotFound, tc.answered, res.Answer)
+			}
+			if tc.answered && strings.Contains(res.Answer, "falls under") {
+				t.Errorf("the reasoning is shown: %q", res.Answer)
+			}
+		})
+	}
+}
