@@ -30,6 +30,9 @@ var placeHeads = wordSet(`county township shore branch street avenue road route 
 
 // prefixQualifiers before a name make another thing of it: West Flanders, East Germany, New Berlin, the
 // Petite Amite River, Rio Cojedes (the river, not the state).
+// ofWords end the words before a name that make a longer name a thing of it ("Acquisition of Acme Robotics").
+var ofWords = wordSet(`of for by from de du des der von`)
+
 var prefixQualifiers = wordSet(`north south east west northern southern eastern western northeastern northwestern
 	southeastern southwestern central upper lower inner outer downtown uptown new old little great big greater petite
 	rio lago lake mount monte fort port saint st san santa`)

@@ -127,6 +127,12 @@ func shortForm(a, b Mention, shorter, longer string, extra []string, tail bool, 
 	if strings.ContainsFunc(shorter, unicode.IsDigit) {
 		return decide(0.2, "a number", fmt.Sprintf("%q is a number or a date inside %q", shorter, longer))
 	}
+	if lw := strings.Fields(longer); tail && len(lw) > len(strings.Fields(shorter)) {
+		// "Acquisition of Acme Robotics", "Bank of America", "City of London": a thing of the other, not it
+		if before := lw[len(lw)-len(strings.Fields(shorter))-1]; ofWords[before] {
+			return decide(0.2, "a thing of it", fmt.Sprintf("%q is %s %q, not %q itself", longer, strings.Join(lw[:len(lw)-len(strings.Fields(shorter))], " "), shorter, shorter))
+		}
+	}
 	for _, w := range extra {
 		if kindWords[w] && !tail {
 			return decide(0.2, "named after it", fmt.Sprintf("%q is a %s named after %q", longer, w, shorter))

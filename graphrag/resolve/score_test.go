@@ -26,6 +26,8 @@ func TestScore(t *testing.T) {
 		{"other kinds", Mention{Name: "Emirates", Type: "airline"}, Mention{Name: "Emirates", Type: "country"}, Distinct},
 		{"a spelling variant by its name alone is only proposed", Mention{Name: "Bharatiya Janta Party", Docs: in("a")}, Mention{Name: "Bharatiya Janata Party", Docs: in("b")}, Review},
 		{"names a letter apart, two places", Mention{Name: "South America", Docs: in("a")}, Mention{Name: "South Africa", Docs: in("b")}, Review},
+		{"a thing of it, with agreeing descriptions", Mention{Name: "Acme Robotics", Type: "organization", Description: "Acme Robotics kept its brand", Vector: []float32{1, 0}, Docs: in("a")},
+			Mention{Name: "Acquisition of Acme Robotics", Type: "organization", Description: "Acme Robotics kept its brand", Vector: []float32{1, 0}, Docs: in("a")}, Distinct},
 		{"a qualifier makes another place", Mention{Name: "Honolulu", Docs: in("a")}, Mention{Name: "Downtown Honolulu", Docs: in("a")}, Distinct},
 		{"similar names, nothing more", Mention{Name: "Austria", Type: "country", Docs: in("a")}, Mention{Name: "Australia", Type: "country", Docs: in("b")}, Distinct},
 		{"a common noun in two documents", Mention{Name: "journal", Docs: in("a")}, Mention{Name: "Journal", Docs: in("b")}, Review},
