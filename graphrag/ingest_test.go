@@ -100,12 +100,23 @@ func (e *testEnv) ingest(files map[string]string) map[string]graphrag.Progress {
 		waiting[doc.ID] = name
 	}
 	timeout := time.After(30 * time.Second)
+	// The bus drops a subscriber's oldest snapshots when it falls 256 behind (a hundred uploads submitted
+	// before this loop reads), so the store is asked too, now and then, for what the events may have lost.
+	poll := time.NewTicker(250 * time.Millisecond)
+	defer poll.Stop()
 	for len(waiting) > 0 {
 		select {
 		case p := <-progress:
 			if name, ok := waiting[p.DocID]; ok && p.Status.Finished() {
 				final[name] = p
 				delete(waiting, p.DocID)
+			}
+		case <-poll.C:
+			for id, name := range waiting {
+				if d, err := e.store.Document(ctx, id); err == nil && d.Status.Finished() {
+					final[name] = graphrag.Progress{DocID: id, Status: d.Status, Error: d.Error}
+					delete(waiting, id)
+				}
 			}
 		case <-timeout:
 			e.t.Fatalf("ingest did not finish: %v still waiting", waiting)

@@ -39,6 +39,7 @@ func reindexStores(t *testing.T) map[string]func(t *testing.T, dim int, model st
 		return stores
 	}
 	stores["neo4j"] = func(t *testing.T, dim int, model string) graphrag.Store {
+		graphragtest.LockNeo4jFor(t)
 		if err := graphragtest.WipeNeo4j(t.Context(), uri); err != nil {
 			t.Fatal(err)
 		}

@@ -25,6 +25,7 @@ import (
 func reindexBackends(t *testing.T) []string {
 	backends := []string{"sqlite"}
 	if os.Getenv("NEO4J_URI") != "" {
+		graphragtest.LockNeo4jFor(t) // other packages' tests wipe it too
 		backends = append(backends, "neo4j")
 	} else {
 		t.Log("NEO4J_URI is not set: SQLite only (make neo4j, then NEO4J_URI=bolt://127.0.0.1:7687)")
