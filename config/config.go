@@ -45,6 +45,7 @@ type Config struct {
 	LLMFreqPenalty    float64 // frequency_penalty of streamed (free-text) answers; 0 sends none
 	LLMCompactSchema  int     // above 0: grammar schemas cap lists at this and leave out optional text (small models)
 	ExtractTables     string  // "model": tables go to the chat model with the prose; "rows": rows read as facts without it
+	EntityResolution  bool    // names resolved at ingest beyond the normalised key (graphrag/resolve)
 
 	WebSearch       string // off, searxng, tavily
 	WebSearchURL    string
@@ -204,6 +205,8 @@ func (c *Config) settings(lookup func(string) (string, bool)) []setting {
 			"small local models loop less at 0.5); never of JSON answers", 0, "LLM_FREQUENCY_PENALTY"),
 		integer(&c.LLMCompactSchema, "llm-compact-schema", "above 0, for small local models: JSON answers under llama.cpp's grammar "+
 			"(json_object_schema) hold at most this many items a list and no optional text fields (shorter extraction)", 0, "LLM_COMPACT_SCHEMA"),
+		boolean(&c.EntityResolution, "entity-resolution", "resolve entity names at ingest beyond the normalised key: merge the "+
+			"pairs it is sure of, propose the others on the Possible duplicates page (graphrag/resolve)", true, "ENTITY_RESOLUTION"),
 		str(&c.ExtractTables, "extract-tables", "how ingestion reads a passage's Markdown tables: model (the chat model extracts them "+
 			"with the prose) or rows (each row read as facts without the model, which gets only the prose: every row kept, and much "+
 			"faster with a small local model)", "model", "EXTRACT_TABLES"),

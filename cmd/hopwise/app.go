@@ -86,9 +86,11 @@ func wire(ctx context.Context, cfg *config.Config, logger *slog.Logger, client *
 	if cfg.ExtractTables == "rows" {
 		extractor = graphrag.NewTableRowExtractor(extractor)
 	}
-	a.ingester = graphrag.NewIngester(store, embed, extractor, graphrag.IngestOptions{
-		Workers: cfg.IngestWorkers, MaxBytes: cfg.MaxUploadBytes, Resolver: resolve.New(store, client, logger),
-	}, logger)
+	opt := graphrag.IngestOptions{Workers: cfg.IngestWorkers, MaxBytes: cfg.MaxUploadBytes}
+	if cfg.EntityResolution {
+		opt.Resolver = resolve.New(store, client, logger)
+	}
+	a.ingester = graphrag.NewIngester(store, embed, extractor, opt, logger)
 	return a, nil
 }
 

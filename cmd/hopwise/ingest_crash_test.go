@@ -77,6 +77,10 @@ func TestIngestSurvivesKill9(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
+	// Entity resolution merges by what the store already holds, so a resumed ingest, which reads the
+	// passages in another order, may end one merge apart from a clean run (issue 18: 29 entities against
+	// 30 once in CI). This test is about what a kill loses, so both runs go without it.
+	t.Setenv("ENTITY_RESOLUTION", "false")
 	bin := buildHopwise(t)
 	model := llmtest.New(t, llmtest.WithEmbedDim(64))
 	model.Handle(func(req llmtest.Request) (llmtest.Reply, bool) {
