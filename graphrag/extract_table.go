@@ -8,6 +8,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/hopwise/hopwise/graphrag/chunk"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
@@ -112,7 +113,7 @@ func readTable(n ast.Node, source []byte) table {
 	for row := n.FirstChild(); row != nil; row = row.NextSibling() {
 		var cells []string
 		for cell := row.FirstChild(); cell != nil; cell = cell.NextSibling() {
-			cells = append(cells, cellText(cell, source))
+			cells = append(cells, chunk.InlineText(cell, source))
 		}
 		if row.Kind() == east.KindTableHeader {
 			t.header = cells
@@ -121,33 +122,6 @@ func readTable(n ast.Node, source []byte) table {
 		t.rows = append(t.rows, cells)
 	}
 	return t
-}
-
-// cellText is a cell's inline content as plain text (emphasis, links and code spans reduced to their words).
-func cellText(n ast.Node, source []byte) string {
-	var b strings.Builder
-	var walk func(ast.Node)
-	walk = func(n ast.Node) {
-		for c := n.FirstChild(); c != nil; c = c.NextSibling() {
-			switch t := c.(type) {
-			case *ast.Text:
-				b.Write(t.Segment.Value(source))
-			case *ast.String:
-				b.Write(t.Value)
-			case *ast.CodeSpan:
-				for g := t.FirstChild(); g != nil; g = g.NextSibling() {
-					if tx, ok := g.(*ast.Text); ok {
-						b.Write(tx.Segment.Value(source))
-					}
-				}
-			case *ast.RawHTML:
-			default:
-				walk(c)
-			}
-		}
-	}
-	walk(n)
-	return strings.Join(strings.Fields(b.String()), " ")
 }
 
 // Cells are read as one of three kinds. A name ("Germany", "Air India") becomes an entity the row's
@@ -257,24 +231,25 @@ func letters(s string) int {
 
 // mergeExtractions folds b's entities and relations into a's (the same chunk), with the graph's merge rules.
 func mergeExtractions(a, b Extraction) Extraction {
-	out := Extraction{ChunkID: a.ChunkID}
-	ents := map[string]int{}
-	for _, e := range slices.Concat(a.Entities, b.Entities) {
-		if i, ok := ents[e.Key]; ok {
-			out.Entities[i] = MergeEntity(out.Entities[i], e)
-			continue
-		}
-		ents[e.Key] = len(out.Entities)
-		out.Entities = append(out.Entities, MergeEntity(Entity{}, e))
+	return Extraction{
+		ChunkID:   a.ChunkID,
+		Entities:  foldBy(slices.Concat(a.Entities, b.Entities), func(e Entity) string { return e.Key }, MergeEntity),
+		Relations: foldBy(slices.Concat(a.Relations, b.Relations), func(r Relation) string { return r.ID }, MergeRelation),
 	}
-	rels := map[string]int{}
-	for _, r := range slices.Concat(a.Relations, b.Relations) {
-		if i, ok := rels[r.ID]; ok {
-			out.Relations[i] = MergeRelation(out.Relations[i], r)
+}
+
+// foldBy merges the items that share a key with merge, in the order their keys first appear.
+func foldBy[T any](items []T, key func(T) string, merge func(stored, x T) T) []T {
+	var out []T
+	var zero T
+	at := map[string]int{}
+	for _, x := range items {
+		if i, ok := at[key(x)]; ok {
+			out[i] = merge(out[i], x)
 			continue
 		}
-		rels[r.ID] = len(out.Relations)
-		out.Relations = append(out.Relations, MergeRelation(Relation{}, r))
+		at[key(x)] = len(out)
+		out = append(out, merge(zero, x))
 	}
 	return out
 }

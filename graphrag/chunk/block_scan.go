@@ -149,7 +149,7 @@ func describe(n ast.Node, src string, source []byte, base, start int) block {
 	case ast.KindHeading:
 		b.kind = kindHeading
 		b.level = n.(*ast.Heading).Level
-		b.title = inlineText(n, source)
+		b.title = InlineText(n, source)
 	case ast.KindList:
 		b.kind = kindList
 		for item := n.FirstChild(); item != nil; item = item.NextSibling() {
@@ -167,8 +167,9 @@ func lineStart(src string, i int) int {
 	return strings.LastIndexByte(src[:i], '\n') + 1
 }
 
-// inlineText is the plain text of a node's inline content.
-func inlineText(n ast.Node, source []byte) string {
+// InlineText is the plain text of a node's inline content (a heading's title, a table cell's words),
+// whitespace collapsed.
+func InlineText(n ast.Node, source []byte) string {
 	var b strings.Builder
 	var walk func(ast.Node)
 	walk = func(n ast.Node) {
