@@ -78,6 +78,11 @@ func anchors(sentence string) []string {
 			if len(run) == 0 && starters[strings.ToLower(tok)] {
 				continue // "The", "Yes", "Passengers" open a sentence without naming anything
 			}
+			if base, ok := cutPossessive(tok); ok {
+				run = append(run, base)
+				flush() // "Nexa AI's Series B round": the owner and the thing owned are two names
+				continue
+			}
 			run = append(run, tok)
 		default:
 			flush()
@@ -85,6 +90,16 @@ func anchors(sentence string) []string {
 	}
 	flush()
 	return out
+}
+
+// cutPossessive returns a word without its possessive 's ("AI's", "Vogt’s").
+func cutPossessive(tok string) (string, bool) {
+	for _, suf := range []string{"'s", "’s"} {
+		if base, ok := strings.CutSuffix(tok, suf); ok && base != "" {
+			return base, true
+		}
+	}
+	return tok, false
 }
 
 // thousands matches a separator between digit groups ("5,921", "2.150" is left alone).
@@ -115,7 +130,11 @@ func normSource(text string) string {
 	return " " + strings.Join(words, " ") + " "
 }
 
-// holds reports whether a normalised source text contains an anchor as whole words.
+// holds reports whether a normalised source text contains an anchor as whole words: the phrase itself, or,
+// for a name of several words, each of its words. A passage names its place in its heading and then says
+// "the airport" ("Munich travel tips > Getting into town: The S-Bahn lines S1 and S8 connect the airport
+// with the central station"); the answer's "Munich Airport" stands on it. A name's words are rarely all in a
+// source that means something else, and a source is a passage or a table row, not a whole document.
 func holds(src, anchor string) bool {
 	words := strings.FieldsFunc(anchor, func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '-' && r != '.' && r != '\''
@@ -123,7 +142,18 @@ func holds(src, anchor string) bool {
 	if len(words) == 0 {
 		return false
 	}
-	return strings.Contains(src, " "+strings.Join(words, " ")+" ")
+	if strings.Contains(src, " "+strings.Join(words, " ")+" ") {
+		return true
+	}
+	if len(words) < 2 {
+		return false
+	}
+	for _, w := range words {
+		if !strings.Contains(src, " "+w+" ") {
+			return false
+		}
+	}
+	return true
 }
 
 // unsupportedClaims returns the sentences of text whose anchors do not appear together in one source,
@@ -146,10 +176,17 @@ func unsupportedClaims(text, question, support string, srcs []source) []string {
 		backing = append(backing, anchors(sent)...)
 	}
 	topic := topicWords(question, norm)
+	if len(topic) == 0 && len(askedWords(question)) > 0 {
+		// The question asks about something no source mentions ("What is Lena Vogt's home address?" over
+		// sources that never say home or address): nothing that names something can answer it.
+		topic = askedWords(question)
+	}
+	tables := tableRows(srcs)
 	var out []string
 	for _, sent := range sentences(text) {
 		as := anchors(sent)
-		if !claimSupported(as, subject, backing, norm) || echoesQuestion(sent, question, norm) || !onTopic(as, backing, topic, norm) {
+		if !claimSupported(as, subject, backing, norm) || echoesQuestion(sent, question, norm) || !onTopic(as, backing, topic, norm) ||
+			!rowsAgree(as, tables) {
 			out = append(out, strings.TrimSpace(sent))
 		}
 	}
@@ -160,6 +197,21 @@ func unsupportedClaims(text, question, support string, srcs []source) []string {
 // receive if I am denied boarding on a Lufthansa flight from Delhi to Munich?"), as stems of at most five
 // letters ("recei" holds "receives"), kept when some source holds them; none when no source does.
 func topicWords(question string, units []string) []string {
+	var out []string
+	for _, stem := range askedWords(question) {
+		for _, u := range units {
+			if strings.Contains(u, " "+stem) {
+				out = append(out, stem)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// askedWords are the stems of the question's words that are not names or numbers and have at least four
+// letters: what it asks about ("home", "addre" of "What is Lena Vogt's home address?").
+func askedWords(question string) []string {
 	named := map[string]bool{}
 	for _, a := range anchors(question) {
 		for _, w := range strings.Fields(a) {
@@ -171,15 +223,71 @@ func topicWords(question string, units []string) []string {
 		if named[w] || isNumber(w) || len([]rune(w)) < 4 {
 			continue
 		}
-		stem := string([]rune(w)[:min(len([]rune(w)), 5)])
-		for _, u := range units {
-			if strings.Contains(u, " "+stem) {
-				out = append(out, stem)
-				break
+		out = append(out, string([]rune(w)[:min(len([]rune(w)), 5)]))
+	}
+	return out
+}
+
+// tableRows are the rows of each source's tables, normalised, each with its column headers and without the
+// passage's heading: a table of the sources per entry.
+func tableRows(srcs []source) [][]string {
+	var out [][]string
+	for _, s := range srcs {
+		if s.kind != KindChunk || !strings.Contains(s.text(), "|") {
+			continue
+		}
+		_, rows := graphrag.TableRowTexts(s.text())
+		if len(rows) < 2 {
+			continue
+		}
+		norm := make([]string, len(rows))
+		for i, r := range rows {
+			norm[i] = normSource(r)
+		}
+		out = append(out, norm)
+	}
+	return out
+}
+
+// rowsAgree reports whether every number of a sentence that a table holds shares a row with one of the
+// sentence's names that this table holds in some rows but not all (a column header such as "distance from
+// Munich" is in every row). "Lisbon is 2,642 km from Munich" read 2,642 off Tel Aviv's row: Lisbon, Munich
+// and 2,642 are each in the distances table, but 2,642 and Lisbon in no row together.
+func rowsAgree(as []string, tables [][]string) bool {
+	for _, rows := range tables {
+		var names, nums []string
+		for _, a := range as {
+			n := 0
+			for _, r := range rows {
+				if holds(r, a) {
+					n++
+				}
+			}
+			switch {
+			case n == 0:
+			case strings.IndexFunc(a, unicode.IsDigit) >= 0:
+				nums = append(nums, a)
+			case n < len(rows):
+				names = append(names, a)
+			}
+		}
+		if len(names) == 0 {
+			continue
+		}
+		for _, num := range nums {
+			shared := false
+			for _, r := range rows {
+				if holds(r, num) && slices.ContainsFunc(names, func(name string) bool { return holds(r, name) }) {
+					shared = true
+					break
+				}
+			}
+			if !shared {
+				return false
 			}
 		}
 	}
-	return out
+	return true
 }
 
 // onTopic reports whether a sentence that names something stands on a source about what the question asks:

@@ -31,6 +31,7 @@ func TestUnsupportedClaims(t *testing.T) {
 		{kind: KindChunk, chunk: graphrag.Chunk{ID: "b", DocName: "history.md", Text: "Nexa AI was founded by Lena Vogt and Arjun Mehta in 2019."}},
 		{kind: KindChunk, chunk: graphrag.Chunk{ID: "c", DocName: "distances.md", Text: "| Delhi | India | 5,921 km |"}},
 		{kind: KindChunk, chunk: graphrag.Chunk{ID: "d", DocName: "eu261.md", Text: "- all other flights over 3,500 km: 600 EUR"}},
+		{kind: KindChunk, chunk: graphrag.Chunk{ID: "e", DocName: "tips.md", Text: "Munich travel tips > Getting into town\n\nThe S-Bahn connects the airport with the centre; the ride takes about 40 minutes."}},
 	}
 	tests := []struct {
 		answer, question, support string
@@ -48,6 +49,8 @@ func TestUnsupportedClaims(t *testing.T) {
 		{"Lena Vogt took 1 day off in 2019 [2].", "", "", 1},                                                                  // a number no source holds
 		{"600 EUR [4].", "How much for Delhi to Munich?", "Delhi is 5,921 km from Munich [3]\nOver 3,500 km: 600 EUR [4]", 0}, // the facts carry it
 		{"Lena Vogt [2].", "Who is the chief executive of Lufthansa?", "Lena Vogt founded Nexa AI [2]", 1},                    // nothing reaches Lufthansa
+		{"The S-Bahn takes 40 minutes from Munich Airport [5].", "How long is the ride from Munich Airport?", "", 0},          // the heading names the place, the text "the airport"
+		{"Lena Vogt runs Munich Airport [5].", "", "", 1},                                                                     // a name's words apart in other sources
 	}
 	for _, tc := range tests {
 		if got := unsupportedClaims(tc.answer, tc.question, tc.support, srcs); len(got) != tc.want {
@@ -77,7 +80,7 @@ func TestUnsupportedClaimsReadTablesByRow(t *testing.T) {
 		"| airline | IATA code | licensed in | EU member state |\n| --- | --- | --- | --- |\n" +
 		"| Lufthansa | LH | Germany | yes |\n| Austrian Airlines | OS | Austria | yes |\n| TAP Air Portugal | TP | Portugal | yes |\n"
 	distances := "Distances from Munich to major cities\n\n| city | country | distance from Munich |\n| --- | --- | --- |\n" +
-		"| Paris | France | 684 km |\n| Delhi | India | 5,921 km |\n"
+		"| Paris | France | 684 km |\n| Delhi | India | 5,921 km |\n| Tel Aviv | Israel | 2,642 km |\n| Lisbon | Portugal | 1,964 km |\n"
 	srcs := []source{
 		{kind: KindChunk, chunk: graphrag.Chunk{ID: "a", DocName: "airline-registry.md", Text: registry}},
 		{kind: KindChunk, chunk: graphrag.Chunk{ID: "b", DocName: "munich-city-distances.md", Text: distances}},
@@ -90,6 +93,8 @@ func TestUnsupportedClaimsReadTablesByRow(t *testing.T) {
 		{"TAP Air Portugal is licensed in Portugal [1].", "Which airline in the registry is licensed in Portugal?", 0},  // one row
 		{"Austrian Airlines is part of the Lufthansa Group [1].", "", 0},                                                // the prose still counts
 		{"Delhi is 5,921 km from Munich [2].", "", 0},                                                                   // the heading goes with every row
+		{"Lisbon is 2,642 km away from Munich [2].", "How far from Munich is Lisbon?", 1},                               // Tel Aviv's distance
+		{"Lisbon is 1,964 km from Munich and Delhi 5,921 km [2].", "", 0},                                               // each number on its own row
 	}
 	for _, tc := range tests {
 		if got := unsupportedClaims(tc.answer, tc.question, "", srcs); len(got) != tc.want {
@@ -145,5 +150,27 @@ func TestUnsupportedClaimsOffTopic(t *testing.T) {
 	// How far is Delhi from Munich? No source holds "far": the topic is not judged.
 	if got := unsupportedClaims("Delhi is 5,921 km from Munich [3].", "How far is Delhi from Munich?", "", srcs); len(got) != 0 {
 		t.Errorf("distance answer refused: %q", got)
+	}
+}
+
+// A question about something no source mentions gets no answer that names things: "What is Lena Vogt's
+// home address?" over sources that never say home or address.
+func TestUnsupportedClaimsAboutWhatNoSourceMentions(t *testing.T) {
+	srcs := []source{
+		{kind: KindChunk, chunk: graphrag.Chunk{ID: "a", DocName: "history.md", Text: "Nexa AI was founded in 2019 in Munich by Lena Vogt and Arjun Mehta."}},
+	}
+	if got := unsupportedClaims("Lena Vogt lives in Munich [1].", "What is Lena Vogt's home address?", "", srcs); len(got) != 1 {
+		t.Errorf("an address no source mentions: unsupported %q, want the sentence", got)
+	}
+	if got := unsupportedClaims("Lena Vogt founded Nexa AI in 2019 [1].", "When was Nexa AI founded by Lena Vogt?", "", srcs); len(got) != 0 {
+		t.Errorf("a question whose words a source holds: unsupported %q, want none", got)
+	}
+}
+
+// A possessive ends a name: "Nexa AI's Series B round" names Nexa AI and Series B, which a source holds
+// apart ("The Series B of Nexa AI"); "nexa ai's series b" is in none.
+func TestAnchorsSplitAtPossessives(t *testing.T) {
+	if got, want := anchors("Northlight Capital led Nexa AI's Series B round."), []string{"northlight capital", "nexa ai", "series b"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("anchors = %q, want %q", got, want)
 	}
 }

@@ -30,10 +30,12 @@ var (
 )
 
 // Caps of the local profile: sources shown to one answer call (two passes of K passages and their graph
-// facts; the second pass appends to the first, whose part the server has cached), facts listed with an answer.
+// facts; the second pass appends to the first, whose part the server has cached), facts listed with an answer,
+// lines of the sources repeated before the question (key_lines.go).
 const (
-	localSources = 24
-	localFacts   = 4
+	localSources  = 24
+	localFacts    = 4
+	localKeyLines = 4
 )
 
 // compactAnswer is the local profile's answer: the facts and the reasoning come before the verdict and the
@@ -102,6 +104,7 @@ func (r *run) answerCompact(ctx context.Context) (bool, []string, error) {
 	r.round()
 	var b strings.Builder
 	writeSources(&b, srcs) // sources first, question last: the calls of one question share the longest prefix
+	writeKeyLines(&b, keyLines(r.st.question, srcs, localKeyLines))
 	b.WriteString("\nQuestion: " + r.st.question + "\n")
 	a, err := llm.Structured[compactAnswer](ctx, r.a.llm, request("answer", promptLocalAnswer, b.String()))
 	if errors.Is(err, llm.ErrInvalidOutput) {

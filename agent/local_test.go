@@ -90,6 +90,7 @@ func TestLocalProfileRefusesWhatNoSourceStatesTogether(t *testing.T) {
 		t.Fatalf("%d answer calls, %d calls in all: want 2 (two passes at most, no other call)", len(prompts), res.Usage.Calls)
 	}
 	firstSources, _, _ := strings.Cut(prompts[0], "\nQuestion: ")
+	firstSources, _, _ = strings.Cut(firstSources, "\nLines of the sources") // the key lines follow the sources of each pass
 	if !strings.HasPrefix(prompts[1], firstSources) || len(prompts[1]) <= len(prompts[0]) {
 		t.Errorf("the second answer prompt does not start with the first one's sources:\n%s\n---\n%s", prompts[0], prompts[1])
 	}
