@@ -178,9 +178,10 @@ def main() -> int:
             # The server's default (true) keeps logits for every prompt token:
             # n_ctx x vocab floats (1.6 GB here) and a slower prompt pass.
             "logits_all": False,
-            # Generation on one thread, the prompt pass on every core: llama.cpp's threads spin-wait on each
-            # other, and on this 2-core machine under load 5-7 Qwen generated 1.8 tok/s with 2 threads against
-            # 8-11 with 1, while the prompt pass gained from 2 (36 against 22 tok/s). README.md.
+            # Generation and the prompt pass on every core (install.sh): on this 2-core machine, quiet, Qwen
+            # generated 18.7 tok/s with 2 threads against 11.1 with 1. llama.cpp's threads spin-wait on each
+            # other, so on a machine busy with other work 2 threads fell to 1.8 tok/s (8-11 with 1):
+            # LOCAL_LLM_GEN_THREADS=1 there. README.md.
             "n_threads": a.gen_threads,
             "n_threads_batch": threads,
             # No "cache": true. llama-cpp-python's RAM prompt cache grew the server to 14.6 GB RSS in ten

