@@ -19,8 +19,9 @@ import (
 
 // keyLine is one line of a source and the number of that source in the prompt.
 type keyLine struct {
-	n    int
-	text string
+	n     int
+	text  string
+	score int // the question's terms it holds, a name twice
 }
 
 // keyLines returns at most max lines of srcs that hold at least two of the question's terms (a name or
@@ -42,13 +43,12 @@ func keyLines(question string, srcs []source, max int) []keyLine {
 	}
 	type scored struct {
 		keyLine
-		score, order int
+		order int
 	}
 	var all []scored
 	seen := map[string]bool{}
 	for i, s := range srcs {
 		for _, line := range sourceLines(s) {
-			line = oneLine(line)
 			key := strings.ToLower(line)
 			if len(strings.Fields(line)) < 3 || seen[key] {
 				continue
@@ -67,7 +67,7 @@ func keyLines(question string, srcs []source, max int) []keyLine {
 				}
 			}
 			if score >= 2 {
-				all = append(all, scored{keyLine{i + 1, line}, score, len(all)})
+				all = append(all, scored{keyLine{i + 1, line, score}, len(all)})
 			}
 		}
 	}
@@ -85,21 +85,30 @@ func keyLines(question string, srcs []source, max int) []keyLine {
 // sourceLines are the lines a source reads as: a passage's sentences and table rows (each cell after its
 // column's header), its heading left out; a graph fact as one line.
 func sourceLines(s source) []string {
+	sents, rows := passageParts(s)
+	return append(sents, rows...)
+}
+
+// passageParts returns a source's sentences and its table rows, each on one line; a graph fact is one
+// sentence.
+func passageParts(s source) (sents, rows []string) {
 	if s.kind != KindChunk {
-		return []string{s.text()}
+		return []string{oneLine(s.text())}, nil
 	}
 	text := strings.TrimLeft(s.text(), "\n")
 	if head, rest, ok := strings.Cut(text, "\n\n"); ok && !strings.Contains(head, "\n") {
 		text = rest // the chunker's heading path ("Munich travel tips > Getting into town") and its blank line
 	}
 	prose, rows := graphrag.TableRowTexts(text)
-	var out []string
 	for _, sent := range sentences(prose) {
-		if sent = strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(sent), "-*#> ")); sent != "" {
-			out = append(out, sent)
+		if sent = oneLine(strings.TrimLeft(strings.TrimSpace(sent), "-*#> ")); sent != "" {
+			sents = append(sents, sent)
 		}
 	}
-	return append(out, rows...)
+	for i, r := range rows {
+		rows[i] = oneLine(r)
+	}
+	return sents, rows
 }
 
 // writeKeyLines writes the key lines after the sources, nothing when there are none.

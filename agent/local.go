@@ -104,7 +104,9 @@ func (r *run) answerCompact(ctx context.Context) (bool, []string, error) {
 	r.round()
 	var b strings.Builder
 	writeSources(&b, srcs) // sources first, question last: the calls of one question share the longest prefix
-	writeKeyLines(&b, keyLines(r.st.question, srcs, localKeyLines))
+	keys := keyLines(r.st.question, srcs, localKeyLines)
+	writeKeyLines(&b, keys)
+	writeComparisons(&b, comparisonLines(keys, srcs))
 	b.WriteString("\nQuestion: " + r.st.question + "\n")
 	a, err := llm.Structured[compactAnswer](ctx, r.a.llm, request("answer", promptLocalAnswer, b.String()))
 	if errors.Is(err, llm.ErrInvalidOutput) {
