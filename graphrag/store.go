@@ -32,6 +32,7 @@ var (
 // search returns them, and PutExtraction records their extraction without touching the graph, so readers
 // keep seeing the old version alone while the new one is ingested.
 type Store interface {
+	RunStore
 	DocumentStore
 	ChunkStore
 	GraphStore

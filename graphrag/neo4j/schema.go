@@ -30,6 +30,8 @@ var schemaStatements = []string{
 	"CREATE CONSTRAINT meta_id IF NOT EXISTS FOR (n:Meta) REQUIRE n.id IS UNIQUE",
 	"CREATE CONSTRAINT community_id IF NOT EXISTS FOR (n:Community) REQUIRE n.id IS UNIQUE",
 	"CREATE CONSTRAINT edit_id IF NOT EXISTS FOR (n:Edit) REQUIRE n.id IS UNIQUE",
+	"CREATE CONSTRAINT lease_name IF NOT EXISTS FOR (n:Lease) REQUIRE n.name IS UNIQUE",
+	"CREATE CONSTRAINT run_event_seq IF NOT EXISTS FOR (n:RunEvent) REQUIRE (n.runId, n.seq) IS UNIQUE",
 	"CREATE INDEX related_id IF NOT EXISTS FOR ()-[r:RELATED]-() ON (r.id)",
 	"CREATE INDEX edit_created IF NOT EXISTS FOR (n:Edit) ON (n.createdAt)",
 	"CREATE CONSTRAINT edit_id IF NOT EXISTS FOR (n:Edit) REQUIRE n.id IS UNIQUE",

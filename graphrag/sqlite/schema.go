@@ -174,4 +174,6 @@ CREATE TABLE edit_keys (
 	// 10: the account that started each conversation ('' for those started without accounts, before this).
 	`ALTER TABLE conversations ADD COLUMN owner TEXT NOT NULL DEFAULT '';
 CREATE INDEX conversations_owner ON conversations(owner, updated_at);`,
+	// 11: the events of answers being written and the leases on work under way (runSchema in run_events.go).
+	runSchema,
 }

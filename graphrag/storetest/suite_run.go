@@ -38,6 +38,7 @@ func Run(t *testing.T, newStore func(t *testing.T, dim int) graphrag.Store) {
 		{"Communities", communityCases},
 		{"Edits", editCases},
 		{"Conversations", conversationCases},
+		{"Runs", runCases},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {
