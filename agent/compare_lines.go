@@ -71,7 +71,7 @@ func comparisonLines(keys []keyLine, srcs []source) []string {
 		if s.kind != KindChunk {
 			continue
 		}
-		sents, _ := passageParts(s)
+		_, sents, _ := passageParts(s)
 		rules = append(rules, amounts(strings.Join(sents, "\n"), i+1)...)
 	}
 	var out []string
@@ -118,7 +118,7 @@ func isRowOrFact(line string, s source) bool {
 	if s.kind != KindChunk {
 		return true
 	}
-	_, rows := passageParts(s)
+	_, _, rows := passageParts(s)
 	return slices.Contains(rows, line)
 }
 

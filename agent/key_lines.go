@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/hopwise/hopwise/graphrag"
 )
@@ -25,7 +26,11 @@ type keyLine struct {
 }
 
 // keyLines returns at most max lines of srcs that hold at least two of the question's terms (a name or
-// identifier of the question counts twice, a word of it once), best first, ties in source order.
+// identifier of the question counts twice, a word of it once), best first, ties in source order. A line is
+// read with its passage's heading ("Nexa AI employee handbook > TRV-117 Class of travel" names the policy
+// its sentences are about), and a sentence of prose counts only when it or its heading holds one of the
+// question's names, not only its numbers: "flights up to 1,500 km" of a rule about halving matched "a
+// flight of up to 1,500 km" as well as the tier did, and the model took the wrong one.
 func keyLines(question string, srcs []source, max int) []keyLine {
 	names := anchors(question)
 	named := map[string]bool{}
@@ -48,25 +53,28 @@ func keyLines(question string, srcs []source, max int) []keyLine {
 	var all []scored
 	seen := map[string]bool{}
 	for i, s := range srcs {
-		for _, line := range sourceLines(s) {
+		head, sents, rows := passageParts(s)
+		for j, line := range slices.Concat(sents, rows) {
 			key := strings.ToLower(line)
 			if len(strings.Fields(line)) < 3 || seen[key] {
 				continue
 			}
 			seen[key] = true
-			norm := normSource(line)
-			score := 0
+			ctx := normSource(head + "\n" + line)
+			score, ownName := 0, false
 			for _, a := range names {
-				if holds(norm, a) {
+				if holds(ctx, a) {
 					score += 2
 				}
+				ownName = ownName || (holds(ctx, a) && strings.IndexFunc(a, unicode.IsLetter) >= 0) // a name or identifier, not a bare number
 			}
 			for _, st := range stems {
-				if strings.Contains(norm, " "+st) {
+				if strings.Contains(ctx, " "+st) {
 					score++
 				}
 			}
-			if score >= 2 {
+			prose := s.kind == KindChunk && j < len(sents)
+			if score >= 2 && (!prose || ownName) {
 				all = append(all, scored{keyLine{i + 1, line, score}, len(all)})
 			}
 		}
@@ -82,22 +90,16 @@ func keyLines(question string, srcs []source, max int) []keyLine {
 	return out
 }
 
-// sourceLines are the lines a source reads as: a passage's sentences and table rows (each cell after its
-// column's header), its heading left out; a graph fact as one line.
-func sourceLines(s source) []string {
-	sents, rows := passageParts(s)
-	return append(sents, rows...)
-}
-
-// passageParts returns a source's sentences and its table rows, each on one line; a graph fact is one
-// sentence.
-func passageParts(s source) (sents, rows []string) {
+// passageParts returns a source's heading (the chunker's section path, which the passage's text starts
+// with), its sentences and its table rows (each cell after its column's header), each on one line; a graph
+// fact is one sentence without a heading.
+func passageParts(s source) (head string, sents, rows []string) {
 	if s.kind != KindChunk {
-		return []string{oneLine(s.text())}, nil
+		return "", []string{oneLine(s.text())}, nil
 	}
 	text := strings.TrimLeft(s.text(), "\n")
-	if head, rest, ok := strings.Cut(text, "\n\n"); ok && !strings.Contains(head, "\n") {
-		text = rest // the chunker's heading path ("Munich travel tips > Getting into town") and its blank line
+	if h, rest, ok := strings.Cut(text, "\n\n"); ok && !strings.Contains(h, "\n") {
+		head, text = h, rest // "Munich travel tips > Getting into town" and its blank line
 	}
 	prose, rows := graphrag.TableRowTexts(text)
 	for _, sent := range sentences(prose) {
@@ -108,7 +110,7 @@ func passageParts(s source) (sents, rows []string) {
 	for i, r := range rows {
 		rows[i] = oneLine(r)
 	}
-	return sents, rows
+	return head, sents, rows
 }
 
 // writeKeyLines writes the key lines after the sources, nothing when there are none.

@@ -41,4 +41,17 @@ func TestKeyLinesPointAtTheLineThatAnswers(t *testing.T) {
 	if got := b.String(); !strings.Contains(got, "[2] airline Finnair · IATA code AY · licensed in Finland") {
 		t.Errorf("written key lines = %q", got)
 	}
+
+	// A sentence that shares only numbers and words with the question is not pointed at; a heading that
+	// names the question's policy makes its sentences about it.
+	rule := source{kind: KindChunk, chunk: graphrag.Chunk{ID: "e", DocName: "eu.md", Text: "Flight compensation > European Union\n\n" +
+		"- up to 1,500 km: 250 EUR\n- intra-EU flights over 1,500 km: 400 EUR\n\nThe airline may halve the amount for flights up to 1,500 km."}}
+	if lines := keyLines("How much EU261 compensation is due for a flight of up to 1,500 km?", []source{rule}, 4); len(lines) != 0 {
+		t.Errorf("prose without the question's names: key lines %+v, want none", lines)
+	}
+	policy := source{kind: KindChunk, chunk: graphrag.Chunk{ID: "p", DocName: "handbook.md", Text: "Handbook > TRV-117 Class of travel\n\n" +
+		"Business class is permitted on long flights over 5,000 km."}}
+	if lines := keyLines("What does policy TRV-117 allow for long flights?", []source{policy}, 4); len(lines) != 1 || lines[0].n != 1 {
+		t.Errorf("a sentence under the policy's heading: key lines %+v, want it", lines)
+	}
 }
