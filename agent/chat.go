@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -27,11 +26,15 @@ type Chat struct {
 	agent *Agent
 	store graphrag.ConversationStore
 	now   func() time.Time
+	// runs holds the lease of every turn being answered (chat_lease.go); nil for a store without leases.
+	runs *runLeases
 }
 
-// NewChat returns a Chat that keeps conversations in store.
+// NewChat returns a Chat that keeps conversations in store. When store also keeps leases and run events
+// (graphrag.RunStore, as both stores do), each turn being answered holds a lease that says so to every
+// process sharing the store (chat_lease.go).
 func NewChat(a *Agent, store graphrag.ConversationStore) *Chat {
-	return &Chat{agent: a, store: store, now: func() time.Time { return time.Now().UTC() }}
+	return &Chat{agent: a, store: store, now: func() time.Time { return time.Now().UTC() }, runs: newRunLeases(store)}
 }
 
 // historyTurns bounds the earlier turns given to a follow-up.
@@ -66,32 +69,14 @@ func (c *Chat) Start(ctx context.Context, scope graphrag.ConversationScope, conv
 const titleRunes = 80
 
 // Ask answers question in the conversation conversationID, which Start returned (so the caller's scope
-// was checked there). The turn is stored as
-// running before the run and with its outcome after it: done, cancelled (ctx ended) or failed. The
-// returned error is the run's or the store's; a conversation deleted meanwhile is graphrag.ErrNotFound.
+// was checked there), stored as running from the start. The returned error is the run's or the store's; a conversation
+// deleted meanwhile is graphrag.ErrNotFound.
 func (c *Chat) Ask(ctx context.Context, conversationID, question string, emit func(Event)) (graphrag.Turn, Result, error) {
-	_, turns, err := c.store.Conversation(ctx, graphrag.AllConversations, conversationID)
+	turn, turns, err := c.begin(ctx, NewTurnID(), conversationID, question, TurnRunning)
 	if err != nil {
-		return graphrag.Turn{}, Result{}, fmt.Errorf("agent: open conversation %s: %w", conversationID, err)
+		return turn, Result{}, err
 	}
-	turn := graphrag.Turn{ID: newID("t"), ConversationID: conversationID, Ordinal: len(turns) + 1, Question: question,
-		Status: TurnRunning, CreatedAt: c.now()}
-	if err := c.store.PutTurn(ctx, turn); err != nil {
-		return turn, Result{}, fmt.Errorf("agent: store turn: %w", err)
-	}
-	res, runErr := c.agent.Run(ctx, Input{Question: question, History: history(turns)}, emit)
-	turn.Answer = res.Answer
-	turn.Status = TurnDone
-	switch {
-	case runErr != nil && ctx.Err() != nil:
-		turn.Status = TurnCancelled
-	case runErr != nil:
-		turn.Status = TurnFailed
-	}
-	if err := c.persist(ctx, &turn, res); err != nil {
-		return turn, res, errors.Join(runErr, err)
-	}
-	return turn, res, runErr
+	return c.answer(ctx, turn, turns, emit)
 }
 
 // ShortTitle is s on one line, cut to at most n runes at a word boundary.

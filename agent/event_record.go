@@ -24,14 +24,7 @@ func (r *recorder) send(e Event) {
 	if r.closed {
 		return
 	}
-	if e.Type != EventToken && e.Type != EventQueued {
-		t := e
-		t.Result = nil
-		if e.Result != nil { // the verdicts stay with the trace (a stored turn's badges); the rest is stored apart
-			v := *e.Result
-			v.Answer, v.Citations, v.Trace = "", nil, nil
-			t.Result = &v
-		}
+	if t, ok := traceOf(e); ok {
 		r.trace = append(r.trace, t)
 	}
 	if r.emit != nil {

@@ -69,8 +69,9 @@ type Config struct {
 	AskPerMinute     int
 	UploadPerMinute  int
 	IngestWorkers    int
-	MaxAnswers       int    // answers written at once; 0 until Validate: LLM_CONCURRENCY, at least 8
-	EntityTypes      string // the entity types extraction asks for, comma-separated (graphrag.ParseEntityTypes)
+	Lease            time.Duration // a process's hold on an answer or an ingestion job, renewed while it works
+	MaxAnswers       int           // answers written at once; 0 until Validate: LLM_CONCURRENCY, at least 8
+	EntityTypes      string        // the entity types extraction asks for, comma-separated (graphrag.ParseEntityTypes)
 
 	PublicHost string // names served besides the loopback names, comma-separated (DNS rebinding guard)
 	Secret     string // signs CSRF tokens; empty: a random one per process
@@ -235,6 +236,9 @@ func (c *Config) settings(lookup func(string) (string, bool)) []setting {
 		integer(&c.AskPerMinute, "ask-per-minute", "questions per client per minute", 20, "HOPWISE_ASK_PER_MINUTE"),
 		integer(&c.UploadPerMinute, "upload-per-minute", "upload requests per client per minute", 30, "HOPWISE_UPLOAD_PER_MINUTE"),
 		integer(&c.IngestWorkers, "ingest-workers", "documents ingested at once", 2, "HOPWISE_INGEST_WORKERS"),
+		duration(&c.Lease, "lease", "how long a process's hold on an answer or an ingestion job lasts unless renewed (it is "+
+			"renewed every third of it): when the process dies, another sharing the store takes the job over, and shows the "+
+			"answer as interrupted, this long after", 15*time.Second, "HOPWISE_LEASE"),
 		integer(&c.MaxAnswers, "max-answers", "answers being written at once, all clients together; more questions are refused "+
 			"until one ends (0: LLM_CONCURRENCY, at least 8; those beyond the model's calls wait in line and see their place)", 0,
 			"HOPWISE_MAX_ANSWERS"),
@@ -307,6 +311,9 @@ func (c *Config) Validate() error {
 	}
 	if c.EmbedConcurrency == 0 {
 		c.EmbedConcurrency = llm.DefaultEmbedConcurrency(cmp.Or(c.EmbedBaseURL, c.LLMBaseURL))
+	}
+	if c.Lease < time.Second {
+		return fmt.Errorf("config: HOPWISE_LEASE %s: want at least 1s (a hold renewed every third of it)", c.Lease)
 	}
 	if c.MaxAnswers < 0 {
 		return fmt.Errorf("config: HOPWISE_MAX_ANSWERS %d: want a number of answers, or 0 for the model's calls at once", c.MaxAnswers)

@@ -54,6 +54,7 @@ var routeRules = map[string]accessRule{
 	"POST /chat/ask":                      reader,
 	"GET /chat/stream/:run":               reader,
 	"POST /chat/stop/:run":                reader,
+	"POST /chat/retry/:turn":              reader,
 	"POST /chat/conversations/:id/rename": editor,
 	"POST /chat/conversations/:id/delete": {need: auth.Editor, audit: "delete conversation", confirmed: true},
 	"GET /passages/:id":                   reader,

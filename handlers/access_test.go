@@ -109,7 +109,7 @@ func (b *browser) send(method, path string) (int, string) {
 
 // readerMay are the routes that change something which a reader may call.
 var readerMay = map[string]bool{
-	"POST /chat/ask": true, "POST /chat/stop/:run": true, "POST /api/ask": true, "POST /api/v1/ask": true,
+	"POST /chat/ask": true, "POST /chat/stop/:run": true, "POST /chat/retry/:turn": true, "POST /api/ask": true, "POST /api/v1/ask": true,
 	"POST /v1/chat/completions": true, "POST /mcp": true, "POST /logout": true,
 	"POST /settings/password": true, "POST /settings/tokens": true, "POST /settings/tokens/:id/revoke": true,
 	"POST /settings/sessions/end": true,

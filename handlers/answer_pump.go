@@ -31,7 +31,8 @@ type eventSink struct {
 // ends; the events still queued then are handed on too (their write errors ignored: the caller sends the
 // end next) and the outcome returned. When a write fails, the client is gone: pumpAnswer cancels the run
 // and waits for it, so nothing outlives the request, and returns gone. Cancelling ctx stops the run, which
-// then ends as cancelled. Every stream of answers (the page's, the JSON API's) goes through here.
+// then ends as cancelled. The streams of the JSON API and the OpenAI-compatible API go through here; the
+// page's answers run apart from their streams (chat_runs.go).
 func (s *server) pumpAnswer(ctx context.Context, sse *sseStream, conversationID, question string, sink eventSink) (o answerOutcome, gone bool) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()

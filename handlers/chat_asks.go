@@ -1,145 +1,92 @@
 package handlers
 
 import (
-	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"sync"
 	"time"
-
-	"github.com/hopwise/hopwise/graphrag"
 )
 
-// parkedAsk is a question asked through the page and waiting for, or being answered over, its stream (the
-// agent's loop that answers it is the agent's run; this is only its place in the page's queue).
-type parkedAsk struct {
-	id, conversationID, question string
-	created                      time.Time
-	// scope is whose question it is: only a stream or a stop of the same scope finds it.
-	scope graphrag.ConversationScope
-
-	// set under the registry's lock
-	started  bool
-	finished bool
-	turnID   string
-	cancel   context.CancelFunc
-}
-
-// askRegistry holds the parked questions of this process and the places of answers written within their
-// request. A parked question is answered by the first stream that claims it, so a page reloaded or a
-// second tab never starts the same question twice; answered ones stay a while so a reconnecting stream
-// receives the stored answer.
+// askRegistry caps the answers this process writes at once: those of the page's questions it claimed
+// (chat_runs.go), those written within their request (JSON API, forms without JavaScript), and the page's
+// questions asked here whose stream has not claimed them yet. A question's turn is stored when it is
+// asked; the first stream that claims it, in whichever process, answers it. A question asked here keeps
+// its place for askReserve, so a burst of questions is refused before any costs anything; when its stream
+// reaches this process the place becomes the answer's, and when it reaches another the place lapses.
 type askRegistry struct {
-	mu      sync.Mutex
-	asks    map[string]*parkedAsk
-	inline  int // answers written within their request (JSON API, forms without JavaScript)
-	maxBusy int
+	mu       sync.Mutex
+	reserved map[string]time.Time // turn ID -> when it was asked, until a stream here claims it
+	busy     int                  // answers being written in this process
+	maxBusy  int
 }
 
-const (
-	askClaimWithin = 2 * time.Minute  // an unclaimed question is dropped after this
-	askKeep        = 10 * time.Minute // an answered question is remembered this long
-)
+// askReserve is how long a question asked here keeps its place for its stream: a page opens it at once.
+const askReserve = 15 * time.Second
 
 func newAskRegistry(maxBusy int) *askRegistry {
-	return &askRegistry{asks: map[string]*parkedAsk{}, maxBusy: maxBusy}
+	return &askRegistry{reserved: map[string]time.Time{}, maxBusy: maxBusy}
 }
 
-// add registers a question asked with scope; ok is false when too many answers are being written already.
-func (r *askRegistry) add(conversationID, question string, scope graphrag.ConversationScope) (*parkedAsk, bool) {
+// reserve keeps a place for the question of turn id until its stream claims it; ok is false when every
+// place is taken.
+func (r *askRegistry) reserve(id string) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.busyLocked() >= r.maxBusy {
-		return nil, false
+	if r.usedLocked() >= r.maxBusy {
+		return false
 	}
-	x := &parkedAsk{id: newID(), conversationID: conversationID, question: question, created: time.Now(), scope: scope}
-	r.asks[x.id] = x
-	return x, true
+	r.reserved[id] = time.Now()
+	return true
 }
 
-// acquire takes a place for an answer written within its request, under the same cap as the page's
-// parked questions; ok is false when every place is taken, and release gives it back.
+// unreserve gives back the place of a question that could not be stored.
+func (r *askRegistry) unreserve(id string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.reserved, id)
+}
+
+// claim takes a place for answering turn id: the one its question kept when it was asked here, or a free
+// one; ok is false when every place is taken, and release gives it back.
+func (r *askRegistry) claim(id string) (release func(), ok bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, mine := r.reserved[id]; mine {
+		delete(r.reserved, id)
+	} else if r.usedLocked() >= r.maxBusy {
+		return nil, false
+	}
+	return r.placeLocked(), true
+}
+
+// acquire takes a place for an answer written within its request, under the same cap; ok is false when
+// every place is taken, and release gives it back.
 func (r *askRegistry) acquire() (release func(), ok bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.busyLocked() >= r.maxBusy {
+	if r.usedLocked() >= r.maxBusy {
 		return nil, false
 	}
-	r.inline++
+	return r.placeLocked(), true
+}
+
+func (r *askRegistry) placeLocked() func() {
+	r.busy++
 	var once sync.Once
 	return func() {
 		once.Do(func() {
 			r.mu.Lock()
-			r.inline--
+			r.busy--
 			r.mu.Unlock()
 		})
-	}, true
+	}
 }
 
-// busyLocked counts the answers being written or waiting for their stream, dropping expired questions.
-func (r *askRegistry) busyLocked() int {
-	busy := r.inline
+// usedLocked counts the answers being written and the places kept, dropping those that lapsed.
+func (r *askRegistry) usedLocked() int {
 	now := time.Now()
-	for id, x := range r.asks {
-		switch {
-		case !x.started && now.Sub(x.created) > askClaimWithin, x.finished && now.Sub(x.created) > askKeep:
-			delete(r.asks, id)
-		case !x.finished:
-			busy++
+	for id, at := range r.reserved {
+		if now.Sub(at) > askReserve {
+			delete(r.reserved, id)
 		}
 	}
-	return busy
-}
-
-// claimState is what a stream finds for a parked question's ID.
-type claimState int
-
-const (
-	askUnknown  claimState = iota // never added, expired, or from before a restart
-	askClaimed                    // the caller now answers it
-	askBusy                       // another stream is answering it
-	askFinished                   // answered: turnID names the stored turn
-)
-
-// claim starts answering the question id for a stream of scope; another scope's question is unknown to it.
-func (r *askRegistry) claim(id string, scope graphrag.ConversationScope, cancel context.CancelFunc) (parkedAsk, claimState) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	x, ok := r.asks[id]
-	switch {
-	case !ok || x.scope != scope:
-		return parkedAsk{}, askUnknown
-	case x.finished:
-		return *x, askFinished
-	case x.started:
-		return *x, askBusy
-	}
-	x.started, x.cancel = true, cancel
-	return *x, askClaimed
-}
-
-func (r *askRegistry) finish(id, turnID string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if x, ok := r.asks[id]; ok {
-		x.finished, x.turnID, x.cancel = true, turnID, nil
-	}
-}
-
-// stop cancels the answer being written to a parked question of scope and reports whether there was one.
-func (r *askRegistry) stop(id string, scope graphrag.ConversationScope) bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	x, ok := r.asks[id]
-	if !ok || x.scope != scope || x.cancel == nil {
-		return false
-	}
-	x.cancel()
-	return true
-}
-
-func newID() string {
-	b := make([]byte, 12)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
+	return r.busy + len(r.reserved)
 }

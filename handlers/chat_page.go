@@ -22,7 +22,12 @@ func (s *server) chatPage(c echo.Context) error {
 		p.ConversationID, p.Title = conv.ID, conv.Title
 		p.Meta.Title = conv.Title
 		for _, t := range turns {
-			p.Turns = append(p.Turns, s.turnView(t))
+			if t, err = s.Chat.Settle(ctx, t); err != nil { // a turn whose server died shows as interrupted
+				s.Logger.Warn("chat: settle a turn", "turn", t.ID, "err", err)
+			}
+			v := s.turnView(t)
+			v.CSRF = p.Meta.CSRF
+			p.Turns = append(p.Turns, v)
 		}
 	}
 	convs, err := s.conversationLinks(c, p.ConversationID)

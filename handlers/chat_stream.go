@@ -5,11 +5,13 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/a-h/templ"
 	"github.com/hopwise/hopwise/agent"
+	"github.com/hopwise/hopwise/graphrag"
 	"github.com/hopwise/hopwise/web"
 	"github.com/labstack/echo/v4"
 )
@@ -17,65 +19,147 @@ import (
 // answerEvery is how often the growing answer is rendered and sent: tokens arrive faster than people read.
 const answerEvery = 120 * time.Millisecond
 
-// chatStream runs a question asked through the page and streams it: "answer" (the answer so far, rendered),
-// "status" (what it is doing, or its place in line while the model is busy), "step" (a line of the trace),
-// "usage" (the cost) and finally "done" (the whole turn as stored), which closes the page's EventSource. The
-// run lives in this request: a closed tab or the stop button cancels it.
+// chatStream streams the answer to a question asked through the page (/chat/stream/{turn}?c={conversation}):
+// "answer" (the answer so far, rendered), "status" (what it is doing, or its place in line while the model
+// is busy), "step" (a line of the trace; "steps" replaces them all), "usage" (the cost) and finally "done"
+// (the whole turn as stored), which closes the page's EventSource. Every event but done has the number of
+// the run's last event it reflects as its SSE id: a stream that reconnects with Last-Event-ID gets what
+// came after it, one without (a reloaded page, a new EventSource) everything so far. The first stream to
+// reach an asked turn starts its run in this process (chat_runs.go); any stream, in any process sharing the
+// store, follows it from the stored events.
 func (s *server) chatStream(c echo.Context) error {
-	ctx, cancel := context.WithCancel(c.Request().Context())
-	defer cancel()
-	r, state := s.asks.claim(c.Param("run"), conversationScope(c), cancel)
+	ctx := c.Request().Context()
+	id, scope := c.Param("run"), conversationScope(c)
+	t, err := s.scopedTurn(ctx, scope, c.QueryParam("c"), id)
 	sse := startSSE(c)
-	switch state {
-	case askClaimed:
-		return s.streamAsk(ctx, sse, r)
-	case askFinished:
-		return s.sendStoredTurn(ctx, sse, r)
-	default: // unknown, or another stream is writing it: end this one so it does not reconnect
-		return s.sendDone(ctx, sse, web.TurnGone(c.Param("run"), ""))
-	}
-}
-
-// streamAsk answers a claimed question over its stream and ends with the turn as stored.
-func (s *server) streamAsk(ctx context.Context, sse *sseStream, r parkedAsk) error {
-	st := &streamState{sse: sse, prefix: citePrefix(r.id)}
-	sink := eventSink{event: func(ev agent.Event) error { return st.event(ctx, ev) }, flush: st.flushAnswer, flushEvery: answerEvery}
-	o, gone := s.pumpAnswer(ctx, sse, r.conversationID, r.question, sink)
-	s.asks.finish(r.id, o.turn.ID)
-	if gone {
-		return nil
-	}
-	return s.sendDone(ctx, sse, web.Turn(s.finalTurn(r, st.answer.String(), o)))
-}
-
-// finalTurn is the turn as stored by the agent or, when it could not be stored, what the page saw of it.
-func (s *server) finalTurn(r parkedAsk, partial string, o answerOutcome) web.TurnView {
-	if o.turn.ID != "" {
-		return s.turnView(o.turn)
-	}
-	v := web.TurnView{ID: r.id, Question: r.question, AnswerMD: partial, NoticeBad: true}
-	switch {
-	case errors.Is(o.err, context.Canceled):
-		v.Notice, v.NoticeBad = "You stopped this answer; what you see is as far as it got.", false
-	case o.err != nil:
-		s.Logger.Warn("chat: run failed", "run", r.id, "err", o.err)
-		v.Notice = "This answer could not be finished. Please try again; if it keeps failing, check the Status page."
-	}
-	return v
-}
-
-// sendStoredTurn answers a reconnecting stream with the turn that run produced.
-func (s *server) sendStoredTurn(ctx context.Context, sse *sseStream, r parkedAsk) error {
-	_, turns, err := s.Store.Conversation(ctx, r.scope, r.conversationID)
 	if err != nil {
-		return s.sendDone(ctx, sse, web.TurnGone(r.id, r.question))
+		if !errors.Is(err, graphrag.ErrNotFound) && ctx.Err() == nil {
+			s.Logger.Warn("chat: open a turn's stream", "turn", id, "err", err)
+		}
+		return s.sendDone(ctx, sse, web.TurnGone(id, ""))
 	}
-	for _, t := range turns {
-		if t.ID == r.turnID {
-			return s.sendDone(ctx, sse, web.Turn(s.turnView(t)))
+	if t.Status == agent.TurnAsked {
+		var busy bool
+		if t, busy, err = s.startRun(ctx, t); err != nil {
+			s.Logger.Warn("chat: start an answer", "turn", id, "err", err)
+			return s.sendDone(ctx, sse, web.Turn(web.TurnView{ID: t.ID, Question: t.Question, NoticeBad: true,
+				Notice: "This answer could not be started. Reload the page to try again; if it keeps failing, check the Status page."}))
+		}
+		if busy {
+			return s.sendDone(ctx, sse, web.Turn(web.TurnView{ID: t.ID, Question: t.Question, NoticeBad: true,
+				Notice: "Hopwise is answering many questions right now. Reload the page in a minute to have this one answered."}))
 		}
 	}
-	return s.sendDone(ctx, sse, web.TurnGone(r.id, r.question))
+	if t.Status != agent.TurnRunning {
+		return s.sendDone(ctx, sse, web.Turn(s.turnView(t)))
+	}
+	return s.streamRun(c, sse, scope, t, lastEventID(c))
+}
+
+// lastEventID is the number of the last event a reconnecting stream received; 0 for a new one.
+func lastEventID(c echo.Context) int {
+	n, err := strconv.Atoi(strings.TrimSpace(c.Request().Header.Get("Last-Event-ID")))
+	if err != nil || n < 0 {
+		return 0
+	}
+	return n
+}
+
+// scopedTurn reads turn id of a conversation scope sees, settled (agent.Chat.Settle): a turn whose process
+// died reads as interrupted. Another scope's turn is graphrag.ErrNotFound.
+func (s *server) scopedTurn(ctx context.Context, scope graphrag.ConversationScope, conversationID, id string) (graphrag.Turn, error) {
+	if conversationID == "" || id == "" {
+		return graphrag.Turn{}, graphrag.ErrNotFound
+	}
+	_, turns, err := s.Store.Conversation(ctx, scope, conversationID)
+	if err != nil {
+		return graphrag.Turn{}, err
+	}
+	for _, t := range turns {
+		if t.ID == id {
+			return s.Chat.Settle(ctx, t)
+		}
+	}
+	return graphrag.Turn{}, graphrag.ErrNotFound
+}
+
+// streamRun follows a running turn from its stored events, after those the client received, until its run
+// ends (the turn as stored is sent) or the client leaves. A run of this process wakes the stream at each
+// write; one of another process is polled every followPoll.
+func (s *server) streamRun(c echo.Context, sse *sseStream, scope graphrag.ConversationScope, t graphrag.Turn, after int) error {
+	ctx := c.Request().Context()
+	s.follow(ctx, t.ID)
+	st := &streamState{sse: sse, prefix: citePrefix(t.ID), after: after}
+	if after == 0 { // a page whose earlier stream showed steps (a new EventSource) shows them once
+		if err := sse.send("steps", ""); err != nil {
+			return nil
+		}
+	}
+	ping := time.NewTicker(keepAlive)
+	defer ping.Stop()
+	flush := time.NewTicker(answerEvery)
+	defer flush.Stop()
+	poll := time.NewTicker(followPoll)
+	defer poll.Stop()
+	renew := time.NewTicker(max(s.Limits.ReconnectGrace/3, 10*time.Millisecond))
+	defer renew.Stop()
+	for caughtUp := false; ; {
+		evs, err := agent.RunEventsAfter(ctx, s.Store, t.ID, st.seq)
+		if err != nil && ctx.Err() == nil {
+			s.Logger.Warn("chat: read the run's events", "turn", t.ID, "err", err)
+		}
+		for _, e := range evs {
+			if err := st.add(ctx, e); err != nil {
+				return nil
+			}
+		}
+		if !caughtUp {
+			caughtUp = true
+			if err := st.caughtUp(); err != nil {
+				return nil
+			}
+		}
+		wake, _ := s.runs.wait(t.ID)
+		check := false
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-wake:
+			_, local := s.runs.wait(t.ID)
+			check = !local // this process's run just ended
+		case <-poll.C:
+			check = wake == nil
+		case <-ping.C:
+			if sse.ping() != nil {
+				return nil
+			}
+		case <-flush.C:
+			if st.flushAnswer() != nil {
+				return nil
+			}
+		case <-renew.C:
+			s.follow(ctx, t.ID)
+		}
+		if !check {
+			continue
+		}
+		if live, err := s.Chat.Live(ctx, t.ID); err != nil || live {
+			continue
+		}
+		// The run ended: what it wrote last (stored before its turn), then the turn as stored.
+		last, _ := agent.RunEventsAfter(ctx, s.Store, t.ID, st.seq)
+		for _, e := range last {
+			if err := st.add(ctx, e); err != nil {
+				return nil
+			}
+		}
+		_ = st.flushAnswer()
+		final, err := s.scopedTurn(ctx, scope, t.ConversationID, t.ID)
+		if err != nil {
+			return s.sendDone(ctx, sse, web.TurnGone(t.ID, t.Question))
+		}
+		return s.sendDone(ctx, sse, web.Turn(s.turnView(final)))
+	}
 }
 
 // sendDone sends the final turn, also after the run was cancelled.
@@ -88,44 +172,94 @@ func (s *server) sendDone(ctx context.Context, sse *sseStream, comp templ.Compon
 	return nil
 }
 
-// chatStop cancels a run; its stream then sends the turn as far as it got.
+// chatStop cancels the answer to a turn of a conversation the caller sees (?c=), in whichever process
+// writes it; its stream then sends the turn as far as it got.
 func (s *server) chatStop(c echo.Context) error {
-	if !s.asks.stop(c.Param("run"), conversationScope(c)) {
+	ctx := c.Request().Context()
+	id := c.Param("run")
+	t, err := s.scopedTurn(ctx, conversationScope(c), c.QueryParam("c"), id)
+	if err != nil || (t.Status != agent.TurnRunning && t.Status != agent.TurnAsked) {
+		return echo.NewHTTPError(http.StatusNotFound, "This answer has already finished.")
+	}
+	stopped, err := s.Chat.Stop(ctx, id)
+	if err != nil {
+		return err
+	}
+	if !stopped {
 		return echo.NewHTTPError(http.StatusNotFound, "This answer has already finished.")
 	}
 	return render(c, http.StatusOK, web.StopRequested())
 }
 
-// streamState is what a stream has sent so far.
+// streamState is what a stream has received of a run: the answer, the status line and the steps so far,
+// sent as they come after the event the client had (after), and the number of the last event read (seq).
 type streamState struct {
 	sse     *sseStream
 	prefix  string
+	after   int
+	seq     int
 	answer  strings.Builder
 	dirty   bool
 	flushed time.Time
 	status  string // the status line of the step under way, shown again when a wait in line is over
+	line    string // the status line shown now
 }
 
-func (st *streamState) event(ctx context.Context, ev agent.Event) error {
+// add reads one stored event: those the client had are only taken in, the others sent.
+func (st *streamState) add(ctx context.Context, e agent.SeqEvent) error {
+	st.seq = e.Seq
+	if e.Seq <= st.after {
+		st.takeIn(e.Event)
+		return nil
+	}
+	return st.event(ctx, e.Event)
+}
+
+// caughtUp ends the replay of what was stored when the stream opened: a reconnecting client gets the
+// answer and status line as they are now, since what it had may have been sent before its last event.
+func (st *streamState) caughtUp() error {
+	if st.after > 0 {
+		st.dirty = st.answer.Len() > 0
+		if st.line != "" {
+			if err := st.send("status", templ.EscapeString(st.line)); err != nil {
+				return err
+			}
+		}
+	}
+	return st.flushAnswer()
+}
+
+// takeIn updates the answer and status line with an event, sending nothing.
+func (st *streamState) takeIn(ev agent.Event) {
 	switch ev.Type {
 	case agent.EventToken:
 		st.answer.WriteString(ev.Delta)
+	case agent.EventAnswerReset:
+		st.answer.Reset()
+	case agent.EventNodeStarted:
+		st.status = statusText(ev)
+		st.line = st.status
+	case agent.EventQueued:
+		st.line = queueText(ev, st.status)
+	}
+}
+
+func (st *streamState) event(ctx context.Context, ev agent.Event) error {
+	st.takeIn(ev)
+	switch ev.Type {
+	case agent.EventToken:
 		st.dirty = true
 		if time.Since(st.flushed) >= answerEvery {
 			return st.flushAnswer() // the first words show at once; later ones at most every answerEvery
 		}
 		return nil
 	case agent.EventAnswerReset:
-		st.answer.Reset()
 		st.dirty = true
 		return nil
-	case agent.EventNodeStarted:
-		st.status = statusText(ev)
-		return st.sse.send("status", templ.EscapeString(st.status))
-	case agent.EventQueued:
-		return st.sse.send("status", templ.EscapeString(queueText(ev, st.status)))
+	case agent.EventNodeStarted, agent.EventQueued:
+		return st.send("status", templ.EscapeString(st.line))
 	case agent.EventUsage:
-		return st.sse.send("usage", templ.EscapeString(costText(ev.Usage)))
+		return st.send("usage", templ.EscapeString(costText(ev.Usage)))
 	}
 	step, ok := stepView(ev)
 	if !ok {
@@ -135,7 +269,7 @@ func (st *streamState) event(ctx context.Context, ev agent.Event) error {
 	if err != nil {
 		return err
 	}
-	return st.sse.send("step", html)
+	return st.send("step", html)
 }
 
 func (st *streamState) flushAnswer() error {
@@ -143,7 +277,12 @@ func (st *streamState) flushAnswer() error {
 		return nil
 	}
 	st.dirty, st.flushed = false, time.Now()
-	return st.sse.send("answer", web.RenderMarkdown(st.answer.String(), st.prefix))
+	return st.send("answer", web.RenderMarkdown(st.answer.String(), st.prefix))
+}
+
+// send sends an event with the number of the last run event read as its id.
+func (st *streamState) send(event, data string) error {
+	return st.sse.sendID(event, strconv.Itoa(st.seq), data)
 }
 
 // renderString renders into memory. Rendering goes on after a run was cancelled (its last steps and the

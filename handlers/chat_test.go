@@ -125,8 +125,9 @@ func TestAskStreamsTheAnswerItsTraceAndStoresTheTurn(t *testing.T) {
 	}
 }
 
-// Row 10 of RELIABILITY.md: a client that goes away mid-answer cancels the run; nothing keeps running. The
-// page's stream and the JSON API's stream share one event pump; both are checked.
+// Row 10 of RELIABILITY.md: a client that goes away mid-answer cancels the run (the page's once no stream
+// came back within the reconnect grace); nothing keeps running. Both the page's stream and the JSON API's
+// are checked.
 func TestClosedStreamCancelsTheRun(t *testing.T) {
 	tests := []struct {
 		name  string
@@ -154,7 +155,9 @@ func TestClosedStreamCancelsTheRun(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			b := newBrowser(t, webtest.Options{TokenDelay: 50 * time.Millisecond, Demo: true})
+			// The page's answer goes on for ReconnectGrace once its stream left (a reload continues it).
+			b := newBrowser(t, webtest.Options{TokenDelay: 50 * time.Millisecond, Demo: true,
+				Limits: handlers.Limits{ReconnectGrace: 300 * time.Millisecond}})
 			baseline := runtime.NumGoroutine()
 			ctx, cancel := context.WithCancel(context.Background())
 			resp, convID := tt.open(t, b, ctx)

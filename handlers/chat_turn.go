@@ -12,6 +12,9 @@ import (
 // turnView is a stored turn as the chat shows it: its answer, citations and trace decoded from the JSON the
 // agent stored.
 func (s *server) turnView(t graphrag.Turn) web.TurnView {
+	if t.Status == agent.TurnAsked || t.Status == agent.TurnRunning { // its stream starts or follows the run
+		return web.TurnView{Running: true, RunID: t.ID, ConversationID: t.ConversationID, Question: t.Question}
+	}
 	trace, err := agent.DecodeTrace(t.Trace)
 	if err != nil {
 		s.Logger.Warn("chat: decode trace", "turn", t.ID, "err", err)
@@ -20,7 +23,7 @@ func (s *server) turnView(t graphrag.Turn) web.TurnView {
 	if err != nil {
 		s.Logger.Warn("chat: decode citations", "turn", t.ID, "err", err)
 	}
-	v := web.TurnView{ID: t.ID, Question: t.Question, AnswerMD: t.Answer, CitePrefix: citePrefix(t.ID)}
+	v := web.TurnView{ID: t.ID, ConversationID: t.ConversationID, Question: t.Question, AnswerMD: t.Answer, CitePrefix: citePrefix(t.ID)}
 	var result *agent.Result
 	var facts []agent.FactRef
 	for _, ev := range trace {
@@ -53,8 +56,10 @@ func (s *server) turnView(t graphrag.Turn) web.TurnView {
 	switch t.Status {
 	case "cancelled":
 		v.Notice = "You stopped this answer; what you see is as far as it got."
-	case "failed":
-		v.Notice, v.NoticeBad = "This answer could not be finished. The steps below show how far it got; please ask again.", true
+	case agent.TurnFailed:
+		v.Notice, v.NoticeBad, v.Retry = "This answer could not be finished. The steps below show how far it got; please ask again.", true, true
+	case agent.TurnInterrupted:
+		v.Notice, v.NoticeBad, v.Retry = "The server writing this answer stopped before it was finished; what you see is as far as it got.", true, true
 	}
 	if v.AnswerMD == "" && v.Notice == "" {
 		v.Notice = "No answer was written."

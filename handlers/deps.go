@@ -19,6 +19,8 @@ type Store interface {
 	Neighborhood(ctx context.Context, keys []string, hops, limit int) ([]graphrag.Edge, error)
 	graphrag.EditStore
 	graphrag.ConversationStore
+	// RunStore holds the events of the page's answers being written, and the leases of their streams.
+	graphrag.RunStore
 }
 
 // Ingester takes uploads, deletes documents and reports their progress (graphrag.Ingester).

@@ -136,7 +136,7 @@ func demoFiles(t testing.TB) []file {
 	return out
 }
 
-type sseEvent struct{ name, data string }
+type sseEvent struct{ name, id, data string }
 
 // readSSE reads events until one named until (included) or the end of the stream.
 func readSSE(t testing.TB, r io.Reader, until string) []sseEvent {
@@ -166,6 +166,8 @@ func readSSE(t testing.TB, r io.Reader, until string) []sseEvent {
 			ev, data = sseEvent{}, nil
 		case strings.HasPrefix(line, "event: "):
 			ev.name = strings.TrimPrefix(line, "event: ")
+		case strings.HasPrefix(line, "id: "):
+			ev.id = strings.TrimPrefix(line, "id: ")
 		case strings.HasPrefix(line, "data: "):
 			data = append(data, strings.TrimPrefix(line, "data: "))
 		case line == "data:":

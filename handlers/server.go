@@ -31,6 +31,10 @@ type Limits struct {
 	// 1 KiB/s after 10 s), or its connection is closed.
 	MinBodyRate int64
 	BodyGrace   time.Duration
+	// ReconnectGrace is how long an answer goes on once no page follows it (default 10 s): a reloaded
+	// page or a stream reconnecting to any process within it continues the answer; after it the answer
+	// is cancelled, as a closed tab cancels it.
+	ReconnectGrace time.Duration
 }
 
 func (l Limits) withDefaults() Limits {
@@ -42,6 +46,7 @@ func (l Limits) withDefaults() Limits {
 	l.MaxRunning = cmp.Or(l.MaxRunning, 8)
 	l.MinBodyRate = cmp.Or(l.MinBodyRate, 1<<10)
 	l.BodyGrace = cmp.Or(l.BodyGrace, 10*time.Second)
+	l.ReconnectGrace = cmp.Or(l.ReconnectGrace, 10*time.Second)
 	return l
 }
 
@@ -82,6 +87,8 @@ type Deps struct {
 type server struct {
 	Deps
 	asks *askRegistry
+	// runs are the page's answers this process writes (chat_runs.go).
+	runs *pageRuns
 	// askRate counts every client's questions, whichever interface asks them.
 	askRate middleware.RateLimiterStore
 	// groupNotFound holds the paths of the routes Echo adds for a group's unknown addresses (access lets
@@ -103,7 +110,7 @@ func New(d Deps) *echo.Echo {
 	if d.Closing == nil {
 		d.Closing = make(chan struct{})
 	}
-	s := &server{Deps: d, asks: newAskRegistry(d.Limits.MaxRunning), askRate: newRateStore(d.Limits.AskPerMinute)}
+	s := &server{Deps: d, asks: newAskRegistry(d.Limits.MaxRunning), runs: newPageRuns(), askRate: newRateStore(d.Limits.AskPerMinute)}
 	e := echo.New()
 	e.HideBanner = true
 	e.HidePort = true
@@ -135,6 +142,7 @@ func (s *server) routes(e *echo.Echo) {
 	e.POST("/chat/ask", s.chatAsk, askLimit)
 	e.GET("/chat/stream/:run", s.chatStream)
 	e.POST("/chat/stop/:run", s.chatStop)
+	e.POST("/chat/retry/:turn", s.chatRetry, askLimit)
 	e.POST("/chat/conversations/:id/rename", s.conversationRename)
 	e.POST("/chat/conversations/:id/delete", s.conversationDelete)
 	e.GET("/passages/:id", s.passageRedirect)

@@ -28,11 +28,20 @@ func startSSE(c echo.Context) *sseStream {
 	return &sseStream{res: c.Response()}
 }
 
-func (s *sseStream) send(event, data string) error {
+func (s *sseStream) send(event, data string) error { return s.sendID(event, "", data) }
+
+// sendID sends an event with an id (none when empty), which a reconnecting EventSource sends back as
+// Last-Event-ID.
+func (s *sseStream) sendID(event, id, data string) error {
 	var b strings.Builder
 	b.WriteString("event: ")
 	b.WriteString(event)
 	b.WriteString("\n")
+	if id != "" {
+		b.WriteString("id: ")
+		b.WriteString(id)
+		b.WriteString("\n")
+	}
 	data = strings.ReplaceAll(strings.ReplaceAll(data, "\r\n", "\n"), "\r", "\n")
 	for _, line := range strings.Split(data, "\n") {
 		b.WriteString("data: ")

@@ -1,5 +1,7 @@
 package web
 
+import "net/url"
+
 // ChatPage is the view of /: the conversations, the open one's turns and the question form.
 type ChatPage struct {
 	Meta           Meta
@@ -22,19 +24,39 @@ type ConversationLink struct {
 // TurnView is one question with its answer, sources and trace; Running turns stream over SSE from
 // /chat/stream/{RunID}.
 type TurnView struct {
-	ID         string
-	Question   string
-	AnswerMD   string // markdown of the answer
-	Running    bool
-	RunID      string
-	Notice     string // stopped, failed, not found: said plainly
-	NoticeBad  bool
-	Badges     []Badge
-	Citations  []CitationView
-	Steps      []StepView
-	Cost       string
-	GraphURL   string // the graph behind this answer, when it used graph facts
-	CitePrefix string // id prefix of the citations, so [n] in the answer links to them
+	ID             string
+	ConversationID string
+	Question       string
+	AnswerMD       string // markdown of the answer
+	Running        bool
+	RunID          string
+	Notice         string // stopped, failed, not found: said plainly
+	NoticeBad      bool
+	Badges         []Badge
+	Citations      []CitationView
+	Steps          []StepView
+	Cost           string
+	GraphURL       string // the graph behind this answer, when it used graph facts
+	CitePrefix     string // id prefix of the citations, so [n] in the answer links to them
+	// Retry offers to ask the question again (the answer failed, or its server stopped); CSRF is the token
+	// its form sends without JavaScript.
+	Retry bool
+	CSRF  string
+}
+
+// StreamURL is where a running turn's answer streams from.
+func (t TurnView) StreamURL() string {
+	return "/chat/stream/" + url.PathEscape(t.RunID) + "?c=" + url.QueryEscape(t.ConversationID)
+}
+
+// StopURL stops a running turn's answer.
+func (t TurnView) StopURL() string {
+	return "/chat/stop/" + url.PathEscape(t.RunID) + "?c=" + url.QueryEscape(t.ConversationID)
+}
+
+// RetryURL asks a finished turn's question again.
+func (t TurnView) RetryURL() string {
+	return "/chat/retry/" + url.PathEscape(t.ID) + "?c=" + url.QueryEscape(t.ConversationID)
 }
 
 // Badge is a short label on an answer (grounding, web use).

@@ -47,7 +47,7 @@ var (
 		"llm-frequency-penalty", "llm-compact-schema"}
 	agentFlags = []string{"web-search", "web-search-url", "rerank-url", "rerank-model", "max-loops", "max-revisions",
 		"max-llm-calls", "max-tokens", "max-run-time", "hyde", "skip", "profile"}
-	ingestFlags = []string{"ingest-workers", "max-upload-bytes", "entity-types"}
+	ingestFlags = []string{"ingest-workers", "max-upload-bytes", "entity-types", "lease"}
 	serverFlags = []string{"addr", "public-host", "max-conns", "max-request-bytes", "max-question-chars",
 		"ask-per-minute", "upload-per-minute", "admin-user", "trusted-proxies", "session-idle", "session-max"}
 	remoteFlags = []string{"url"}

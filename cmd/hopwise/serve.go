@@ -70,7 +70,7 @@ func serve(ctx context.Context, e *env, cfg *config.Config, logger *slog.Logger)
 
 	closing := make(chan struct{})
 	h := handlers.New(handlers.Deps{
-		Logger: logger, Status: a.status, Store: a.store, Ingester: a.ingester, Chat: agent.NewChat(ag, a.store),
+		Logger: logger, Status: a.status, Store: a.store, Ingester: a.ingester, Chat: agent.NewChat(ag, a.store).WithLease(cfg.Lease),
 		Retriever: a.retriever, Reindex: a.reindexer,
 		Limits: handlers.Limits{
 			MaxUploadBytes: cfg.MaxUploadBytes, MaxRequestBytes: cfg.MaxRequestBytes, MaxQuestionChars: cfg.MaxQuestionChars,
