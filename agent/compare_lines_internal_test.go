@@ -29,7 +29,7 @@ func TestComparisonLinesSetAValueAgainstTheRulesThresholds(t *testing.T) {
 	}
 
 	srcs = []source{policy, fact}
-	got = comparisonLines(keyLines("May an employee book business class from Munich to Dubai?", srcs, 4), srcs)
+	got = comparisonLines(keyLines("May an employee book business class from Munich to Dubai?", srcs, 24), srcs)
 	want = []string{"4,569 km [2] is less than 5,000 km [1]."}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("comparisons = %q, want %q", got, want)

@@ -104,9 +104,10 @@ func (r *run) answerCompact(ctx context.Context) (bool, []string, error) {
 	r.round()
 	var b strings.Builder
 	writeSources(&b, srcs) // sources first, question last: the calls of one question share the longest prefix
-	keys := keyLines(r.st.question, srcs, localKeyLines)
-	writeKeyLines(&b, keys)
-	writeComparisons(&b, comparisonLines(keys, srcs))
+	writeKeyLines(&b, keyLines(r.st.question, srcs, localKeyLines))
+	// the case's value may be a row or fact below the four key lines (the policy's sentences hold more of
+	// "May an employee book business class from Munich to Dubai?" than Dubai's row does)
+	writeComparisons(&b, comparisonLines(keyLines(r.st.question, srcs, localSources), srcs))
 	b.WriteString("\nQuestion: " + r.st.question + "\n")
 	a, err := llm.Structured[compactAnswer](ctx, r.a.llm, request("answer", promptLocalAnswer, b.String()))
 	if errors.Is(err, llm.ErrInvalidOutput) {
