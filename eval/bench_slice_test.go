@@ -26,7 +26,8 @@ const (
 
 // TestMuSiQueSliceGraphHelps runs the retrieval benchmark on the slice through the real ingestion (the
 // recorded extraction replayed), the real store and the real retrieval, with the recorded MiniLM vectors:
-// the graph must raise hybrid search's recall at 2 and 5, and hybrid must not fall below BM25.
+// the graph must raise hybrid search's recall at 2 and 5, and hybrid must not fall below BM25 or the
+// vectors alone.
 //
 // HOPWISE_BENCH_RECORD=<embeddings base URL> (the local all-minilm-l6-v2 server of `make models`) cuts
 // the slice again from ../shared/bench/musique and records its vectors.
@@ -63,6 +64,9 @@ func TestMuSiQueSliceGraphHelps(t *testing.T) {
 		if hybrid.Recall[i] < keyword.Recall[i] {
 			t.Errorf("R@%d: hybrid %.3f below BM25 alone %.3f", k, hybrid.Recall[i], keyword.Recall[i])
 		}
+		if d := by[eval.MethodDense]; hybrid.Recall[i] < d.Recall[i] {
+			t.Errorf("R@%d: hybrid %.3f below the vectors alone %.3f", k, hybrid.Recall[i], d.Recall[i])
+		}
 	}
 	if sub := by[eval.MethodGoldSubQuery]; sub.Recall[at5] < fused.Recall[at5] {
 		t.Errorf("R@5 with the gold sub-questions %.3f below the question alone %.3f", sub.Recall[at5], fused.Recall[at5])
@@ -79,21 +83,32 @@ func benchOn(t *testing.T, b *eval.Bench, emb interface {
 	// guards against a hang.
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
-	quiet := slog.New(slog.DiscardHandler)
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "bench.db"), sqlite.Options{EmbedDim: emb.Dim(), EmbedModel: "all-minilm-l6-v2"}, quiet)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	in := graphrag.NewIngester(st, emb, eval.NewReplayExtractor(b), graphrag.IngestOptions{Workers: 2}, quiet)
-	if err := eval.IngestBench(ctx, st, in, b); err != nil {
-		t.Fatal(err)
-	}
-	results, err := eval.BenchRecall(ctx, graphrag.NewRetriever(st, emb), b, []int{2, 5})
+	st := benchStore(ctx, t, b, emb, "all-minilm-l6-v2")
+	results, err := eval.BenchRecall(ctx, graphrag.NewRetriever(st, emb), b, []int{2, 5}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return results
+}
+
+// benchStore ingests the bench into a new SQLite store (closed when the test ends) with emb, replaying its
+// recorded extraction.
+func benchStore(ctx context.Context, t *testing.T, b *eval.Bench, emb interface {
+	graphrag.Embedder
+	Dim() int
+}, model string) *sqlite.Store {
+	t.Helper()
+	quiet := slog.New(slog.DiscardHandler)
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "bench.db"), sqlite.Options{EmbedDim: emb.Dim(), EmbedModel: model}, quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	in := graphrag.NewIngester(st, emb, eval.NewReplayExtractor(b), graphrag.IngestOptions{Workers: 2}, quiet)
+	if err := eval.IngestBench(ctx, st, in, b); err != nil {
+		t.Fatal(err)
+	}
+	return st
 }
 
 // recordSlice cuts the slice from the shared benchmark and records the vectors of every text the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 
@@ -12,12 +13,14 @@ import (
 
 // Methods of the benchmark, each a list of passages for a question.
 const (
-	MethodDense        = "dense"
-	MethodKeyword      = "keyword (BM25)"
-	MethodGoldSubQuery = "hybrid + graph, gold sub-questions"
+	MethodDense         = "dense"
+	MethodKeyword       = "keyword (BM25)"
+	MethodAgentSubQuery = "hybrid + graph, the agent's sub-questions"
+	MethodGoldSubQuery  = "hybrid + graph, gold sub-questions"
 )
 
-// BenchMethods are the methods BenchRecall measures, in table order.
+// BenchMethods are the methods BenchRecall measures, in table order; MethodAgentSubQuery comes before the
+// gold sub-questions when the agent's queries are given.
 var BenchMethods = []string{MethodDense, MethodKeyword, MethodHybrid, MethodGraph, MethodHybridGraph, MethodGoldSubQuery}
 
 // BenchResult is one method's recall over a benchmark, overall and by hop type.
@@ -32,14 +35,20 @@ type BenchResult struct {
 // BenchRecall measures recall@ks over distinct documents of every method for every question of b,
 // retrieving with r exactly as the agent's retrieval pass does (graph walk included), without a chat
 // model. The last method adds the gold sub-questions (answers filled in) as queries: the ceiling of what
-// the loop's own sub-questions can reach.
-func BenchRecall(ctx context.Context, r *graphrag.Retriever, b *Bench, ks []int) ([]BenchResult, error) {
+// the loop's own sub-questions can reach. With loop (not nil), the queries the agent's loop wrote for each
+// question (RecordAgentQueries) are added the same way, as the method before it; a question loop lacks
+// counts with the question alone.
+func BenchRecall(ctx context.Context, r *graphrag.Retriever, b *Bench, ks []int, loop map[string]AgentQueries) ([]BenchResult, error) {
 	depth := 0
 	for _, k := range ks {
 		depth = max(depth, k)
 	}
-	results := make([]BenchResult, len(BenchMethods))
-	for i, m := range BenchMethods {
+	methods := BenchMethods
+	if loop != nil {
+		methods = slices.Insert(slices.Clone(methods), len(methods)-1, MethodAgentSubQuery)
+	}
+	results := make([]BenchResult, len(methods))
+	for i, m := range methods {
 		results[i] = BenchResult{Method: m, Ks: ks, Recall: make([]float64, len(ks)), ByCategory: map[string][]float64{}}
 	}
 	counts := map[string]int{}
@@ -49,15 +58,21 @@ func BenchRecall(ctx context.Context, r *graphrag.Retriever, b *Bench, ks []int)
 		if err != nil {
 			return nil, fmt.Errorf("eval: retrieve %s: %w", q.ID, err)
 		}
-		queries := []graphrag.Query{{Text: q.Question.Question}}
-		for _, g := range q.GoldQueries() {
-			queries = append(queries, graphrag.Query{Text: g})
+		lists := [][]graphrag.ScoredChunk{one.Dense, one.Keyword, one.Hybrid, one.Walk, one.Chunks}
+		if subs := loop[q.ID].Queries; loop != nil && len(subs) == 0 {
+			lists = append(lists, one.Chunks) // the loop asked for nothing more
+		} else if loop != nil {
+			own, err := withSubQueries(ctx, r, q.Question.Question, subs, opt)
+			if err != nil {
+				return nil, fmt.Errorf("eval: retrieve %s with the agent's sub-questions: %w", q.ID, err)
+			}
+			lists = append(lists, own)
 		}
-		gold, err := r.Retrieve(ctx, queries, opt)
+		gold, err := withSubQueries(ctx, r, q.Question.Question, q.GoldQueries(), opt)
 		if err != nil {
 			return nil, fmt.Errorf("eval: retrieve %s with its sub-questions: %w", q.ID, err)
 		}
-		lists := [][]graphrag.ScoredChunk{one.Dense, one.Keyword, one.Hybrid, one.Walk, one.Chunks, gold.Chunks}
+		lists = append(lists, gold)
 		counts[q.Category]++
 		for i, list := range lists {
 			docs := chunkDocuments(list, len(list))
@@ -87,6 +102,17 @@ func BenchRecall(ctx context.Context, r *graphrag.Retriever, b *Bench, ks []int)
 		}
 	}
 	return results, nil
+}
+
+// withSubQueries retrieves for the question with the sub-questions as further queries, as the agent's
+// retrieval pass does.
+func withSubQueries(ctx context.Context, r *graphrag.Retriever, question string, subs []string, opt graphrag.RetrieveOptions) ([]graphrag.ScoredChunk, error) {
+	queries := []graphrag.Query{{Text: question}}
+	for _, s := range subs {
+		queries = append(queries, graphrag.Query{Text: s})
+	}
+	res, err := r.Retrieve(ctx, queries, opt)
+	return res.Chunks, err
 }
 
 // WriteBenchTable writes the recall of every method as a markdown table, overall and by hop type.

@@ -22,8 +22,9 @@ import (
 // evalFlags are the eval command's own flags.
 type evalFlags struct {
 	set, pipelines, jsonPath, ingestDir, bench string
+	agentQueries                               string
 	retrieval                                  bool
-	workers                                    int
+	workers, questions                         int
 }
 
 func (c *cli) evalCommand() *cobra.Command {
@@ -48,13 +49,17 @@ chat model; or, with --bench, measure retrieval on a benchmark folder (docs/benc
 	fs.BoolVar(&f.retrieval, "retrieval", false, "retrieval benchmark: recall@1,3,5,10 of the gold documents, hybrid vs hybrid + graph")
 	fs.StringVar(&f.bench, "bench", "", "retrieval benchmark over a folder of corpus.jsonl, questions.jsonl and openie.jsonl: "+
 		"ingests it into a store of its own under the data directory, replaying the recorded extraction, and prints recall@2 and @5 by hop type")
+	fs.StringVar(&f.agentQueries, "agent-queries", "", "with --bench: also measure retrieval with the sub-questions the agent's loop writes, "+
+		"read from this JSON-lines file; questions it lacks are asked to the chat model first and appended to it")
+	fs.IntVar(&f.questions, "questions", 0, "with --bench: only the first N questions (0: all)")
 	fs.IntVar(&f.workers, "workers", 1, "questions answered at once (1 keeps timings free of contention)")
 	cmd.MarkFlagsMutuallyExclusive("set", "bench")
 	cmd.MarkFlagsOneRequired("set", "bench")
+	cmd.MarkFlagsMutuallyExclusive("set", "agent-queries")
 	cfg := c.settings(cmd, storeFlags, modelFlags, agentFlags, ingestFlags)
 	cmd.RunE = c.action(cfg, func(ctx context.Context, cfg *config.Config, logger *slog.Logger, _ []string) error {
 		if f.bench != "" {
-			return runBench(ctx, c.e, cfg, logger, f.bench, f.jsonPath)
+			return runBench(ctx, c.e, cfg, logger, f)
 		}
 		return runEval(ctx, c.e, cfg, logger, f)
 	})
