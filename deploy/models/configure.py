@@ -247,6 +247,10 @@ def main() -> int:
         # Table rows read without the model: a 27-row table was the slowest passage to extract and lost
         # rows to the list cap.
         "EXTRACT_TABLES=rows\n"
+        # A streamed answer's first chunk comes once the server has read the whole prompt: 1,400 tokens of
+        # sources took longer than the default 30 s on a busy 2-core machine, and the stream was cut and
+        # asked again. A loopback server does not stall as a network does; the call's own deadline holds.
+        "LLM_STREAM_IDLE_TIMEOUT=5m\n"
     )
     (out_dir / "env").write_text(env, encoding="utf-8")
     print(f"[models] wrote {out_dir / 'server.json'}, {out_dir / 'server-embed.json'}, {out_dir / 'env'}")
