@@ -261,6 +261,11 @@ func (in *Ingester) extractOne(ctx context.Context, c Chunk) error {
 // embedFacts sets the vector of every relation's sentence, in one call, so that graph retrieval can
 // compare facts with questions; it runs before the extraction is stored, which then writes both at once.
 func (in *Ingester) embedFacts(ctx context.Context, rels []Relation) error {
+	return embedFactVectors(ctx, in.embed, rels)
+}
+
+// embedFactVectors sets the vector of every relation's sentence with embed, in one call.
+func embedFactVectors(ctx context.Context, embed Embedder, rels []Relation) error {
 	if len(rels) == 0 {
 		return nil
 	}
@@ -268,7 +273,7 @@ func (in *Ingester) embedFacts(ctx context.Context, rels []Relation) error {
 	for i, r := range rels {
 		texts[i] = FactText(r)
 	}
-	vecs, err := in.embed.Embed(ctx, texts)
+	vecs, err := embed.Embed(ctx, texts)
 	if err != nil {
 		return fmt.Errorf("embedding facts failed: %w", err)
 	}

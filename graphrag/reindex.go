@@ -13,34 +13,39 @@ import (
 var ErrReindexRunning = errors.New("a re-index is already running")
 
 // ReindexOptions say what a re-index does again: embed every passage and fact with the configured
-// embedding model.
+// embedding model, extract the graph of every passage with the configured chat model, or both (the
+// embeddings first, so the new facts are embedded in the new space).
 type ReindexOptions struct {
 	Embeddings bool
-	Batch      int // passages and facts per embedding call (default 32)
+	Graph      bool
+	Batch      int // passages and facts per embedding call, passages per round of extraction (default 32)
 }
 
 // Reindex steps, as ReindexProgress names them.
 const (
 	StepEmbeddings = "embeddings"
+	StepGraph      = "graph"
 )
 
 // ReindexProgress is a snapshot of a re-index: the step, what of it is done, and how it ended.
 type ReindexProgress struct {
 	Step        string
 	Done, Total int
+	Kept        int    // graph step: passages whose extraction failed again, which keep their graph
 	Finished    bool   // the whole re-index ended, well or not
 	Error       string // why it stopped, when it did
 }
 
 // Reindexer re-embeds and re-extracts a store's passages with the configured models. Everything it has
-// done is kept in the store (Store.ReembedState), so a re-index interrupted at any point, by a crash or a
-// cancelled context, goes on where it stopped the next time it runs; searches keep answering from the old
-// vectors until the new ones are complete.
+// done is kept in the store (Store.ReembedState, ReextractState), so a re-index interrupted at any point,
+// by a crash or a cancelled context, goes on where it stopped the next time it runs; searches keep
+// answering from the old vectors and the old graph until the new ones are complete.
 type Reindexer struct {
 	store  Store
 	embed  Embedder       // the configured embedding model
 	space  EmbeddingSpace // its model and dimension
 	logger *slog.Logger
+	graph  *GraphReindex // what extracts the graph again (WithGraph); nil: only embeddings
 
 	mu      sync.Mutex
 	running bool
@@ -88,15 +93,22 @@ func (r *Reindexer) Start(ctx context.Context, opt ReindexOptions) (<-chan struc
 
 // claim marks a re-index running, unless one is.
 func (r *Reindexer) claim(opt ReindexOptions) error {
-	if !opt.Embeddings {
+	if !opt.Embeddings && !opt.Graph {
 		return errors.New("graphrag: re-index: nothing to do")
+	}
+	if opt.Graph && !r.CanReextract() {
+		return errors.New("graphrag: re-index: this process has no chat model to extract the graph with")
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.running {
 		return ErrReindexRunning
 	}
-	r.running, r.last = true, ReindexProgress{Step: StepEmbeddings}
+	step := StepEmbeddings
+	if !opt.Embeddings {
+		step = StepGraph
+	}
+	r.running, r.last = true, ReindexProgress{Step: step}
 	return nil
 }
 
@@ -112,7 +124,7 @@ func (r *Reindexer) runClaimed(ctx context.Context, opt ReindexOptions, progress
 	}
 	err := r.run(ctx, opt, report)
 	r.mu.Lock()
-	end := ReindexProgress{Step: r.last.Step, Done: r.last.Done, Total: r.last.Total, Finished: true}
+	end := ReindexProgress{Step: r.last.Step, Done: r.last.Done, Total: r.last.Total, Kept: r.last.Kept, Finished: true}
 	r.mu.Unlock()
 	if err != nil {
 		end.Error = err.Error()
@@ -143,6 +155,9 @@ func (r *Reindexer) run(ctx context.Context, opt ReindexOptions, report func(Rei
 		if err := r.reembed(ctx, opt.Batch, report); err != nil {
 			return err
 		}
+	}
+	if opt.Graph {
+		return r.reextract(ctx, opt.Batch, report)
 	}
 	return nil
 }
@@ -255,6 +270,11 @@ type ReindexStatus struct {
 	Needed     bool
 	Running    bool
 	Last       ReindexProgress
+	// Graph is the store's re-extraction of the graph; CanReextract says whether this process can run one
+	// (it has a chat model), GraphModel is the configured chat model.
+	Graph        ReextractState
+	CanReextract bool
+	GraphModel   string
 }
 
 // Status reads the store's re-embedding state with this process's re-index.
@@ -266,12 +286,27 @@ func (r *Reindexer) Status(ctx context.Context) (ReindexStatus, error) {
 	if err != nil {
 		return ReindexStatus{}, fmt.Errorf("graphrag: re-index status: %w", err)
 	}
-	return ReindexStatus{State: st, Configured: r.space, Needed: r.space.Dim > 0 && !InSpace(st.Active, r.space),
-		Running: running, Last: last}, nil
+	graph, err := r.store.ReextractState(ctx)
+	if err != nil {
+		return ReindexStatus{}, fmt.Errorf("graphrag: re-index status: %w", err)
+	}
+	out := ReindexStatus{State: st, Configured: r.space, Needed: r.space.Dim > 0 && !InSpace(st.Active, r.space),
+		Running: running, Last: last, Graph: graph, CanReextract: r.CanReextract()}
+	if r.graph != nil {
+		out.GraphModel = r.graph.Model
+	}
+	return out, nil
 }
 
 // Resumable reports whether the store holds a re-embedding to the configured model that did not finish:
 // a process that starts should run it again.
 func (s ReindexStatus) Resumable() bool {
 	return !s.Running && s.State.Target.Dim > 0 && s.State.Target == s.Configured
+}
+
+// GraphResumable reports whether the store holds a re-extraction of the graph that did not finish and
+// this process can run it: a process that starts should run it again (with the configured chat model;
+// what another model staged is dropped).
+func (s ReindexStatus) GraphResumable() bool {
+	return !s.Running && s.CanReextract && s.Graph.Model != ""
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 )
 
 // SpaceEmbedder embeds questions and new passages in the space of a store's searched vectors, so that
@@ -66,4 +67,21 @@ func (e *SpaceEmbedder) model(name string) Embedder {
 		e.named[name] = m
 	}
 	return m
+}
+
+// Poll calls check every interval until ctx ends, and failed with each error it returns meanwhile (a
+// store following another process's re-embedding, FollowSpace).
+func Poll(ctx context.Context, interval time.Duration, check func(context.Context) error, failed func(error)) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if err := check(ctx); err != nil && ctx.Err() == nil {
+			failed(err)
+		}
+	}
 }

@@ -19,6 +19,8 @@ var (
 	ErrNoDimension = errors.New("the store records no embedding dimension yet")
 	// ErrReembedIncomplete: CommitReembed found passages or facts still without a staged vector.
 	ErrReembedIncomplete = errors.New("the re-embedding is not complete")
+	// ErrReextractIncomplete: CommitReextract found passages still without a staged extraction.
+	ErrReextractIncomplete = errors.New("the re-extraction of the graph is not complete")
 )
 
 // Store is the contract of the knowledge store: the embedded SQLite store and the Neo4j store implement
@@ -40,6 +42,7 @@ type Store interface {
 	CommunityStore
 	ConversationStore
 	ReembedStore
+	ReextractStore
 	// Stats counts what the store holds.
 	Stats(ctx context.Context) (Stats, error)
 	// Ping checks that the store answers.

@@ -11,7 +11,8 @@ import (
 	"github.com/labstack/echo/v4"
 )
 
-// Reindexer re-embeds the store with the configured embedding model (graphrag.Reindexer).
+// Reindexer re-embeds the store with the configured embedding model and extracts its graph again with the
+// configured chat model (graphrag.Reindexer).
 type Reindexer interface {
 	Status(ctx context.Context) (graphrag.ReindexStatus, error)
 	// Start runs a re-index in the background until it ends or ctx does; the channel closes then.
@@ -35,6 +36,9 @@ func (s *server) reindexView(ctx context.Context) *web.StatusReindex {
 		Needed: st.Needed, Running: st.Running, Error: st.Last.Error, Finished: st.Last.Finished,
 		Staged: st.State.Target.Dim > 0,
 		Done:   st.State.ChunksStaged + st.State.RelationsStaged, Total: st.State.Chunks + st.State.Relations,
+		Step: st.Last.Step, Kept: st.Last.Kept,
+		CanReextract: st.CanReextract, GraphModel: st.GraphModel, GraphStaged: st.Graph.Model != "",
+		GraphDone: st.Graph.Staged, GraphTotal: st.Graph.Chunks,
 	}
 	if v.ActiveModel == "" {
 		v.ActiveModel = "a model the store did not record"
@@ -67,8 +71,13 @@ func (s *server) startReindex(c echo.Context) error {
 	if s.Reindex == nil {
 		return echo.NewHTTPError(http.StatusNotFound, "This server cannot re-index.")
 	}
+	// The form names its step: embeddings (the default, also of a form without one) or graph.
+	opt := graphrag.ReindexOptions{Embeddings: c.FormValue("embeddings") != "", Graph: c.FormValue("graph") != ""}
+	if !opt.Graph {
+		opt.Embeddings = true
+	}
 	ctx, cancel := context.WithCancel(context.WithoutCancel(c.Request().Context()))
-	done, err := s.Reindex.Start(ctx, graphrag.ReindexOptions{Embeddings: true})
+	done, err := s.Reindex.Start(ctx, opt)
 	if err != nil {
 		cancel()
 		return err

@@ -31,7 +31,20 @@ type StatusReindex struct {
 	Finished                     bool   // the last re-index of this process ended
 	Error                        string // why it stopped
 	Unavailable                  string // why it cannot be started here (the configured model's dimension is unknown)
+	// Step is the re-index's step running or last run (graphrag.StepEmbeddings, StepGraph); Done and Total
+	// count passages extracted again in the graph step, and Kept those whose extraction failed again.
+	Step string
+	Kept int
+	// CanReextract: the graph can be extracted again here, with GraphModel; GraphStaged: a re-extraction
+	// is under way or was interrupted, GraphDone of GraphTotal passages extracted again.
+	CanReextract          bool
+	GraphModel            string
+	GraphStaged           bool
+	GraphDone, GraphTotal int
 }
+
+// GraphStep reports whether the step running or last run is the graph's.
+func (r StatusReindex) GraphStep() bool { return r.Step == "graph" }
 
 // Percent is how far the re-index is, 0 to 100.
 func (r StatusReindex) Percent() int {

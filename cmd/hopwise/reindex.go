@@ -17,28 +17,40 @@ import (
 func (c *cli) reindexCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "reindex",
-		Short: "embed every passage again with the configured embedding model, of any dimension",
+		Short: "embed every passage again with the configured embedding model, or extract the graph again",
 		Long: `Embed every passage and fact again with the configured embedding model (EMBED_MODEL, EMBED_DIM), for
 instance after changing it to a model of another dimension, which the store otherwise refuses to open
-with. The new vectors are kept beside the old ones until every passage has one, then searches move to
-them at once (SQLite and Neo4j rebuild their vector index for the new dimension): until then questions
-are still answered from the old vectors, embedded by the model that made them. Progress goes to stderr.
-A re-index that is interrupted (Ctrl-C, a crash, kill -9) goes on where it stopped when run again; what
-it had embedded is kept. The Status page of 'hopwise serve' has the same as a button.`,
-		Example: "  EMBED_MODEL=text-embedding-3-large hopwise reindex --embeddings\n  hopwise reindex",
+with (--embeddings, what reindex does when no step is named). The new vectors are kept beside the old
+ones until every passage has one, then searches move to them at once (SQLite and Neo4j rebuild their
+vector index for the new dimension): until then questions are still answered from the old vectors,
+embedded by the model that made them.
+
+--graph extracts the graph of every passage again with the configured chat model (LLM_MODEL), resolving
+entities as an ingest does; the edits people made to the graph hold. The new graph is kept beside the
+old one until every passage has been extracted, then swapped in at once: until then questions use the
+old graph. A passage whose extraction fails twice keeps its part of the old graph. The communities are
+recomputed after it. With both flags the embeddings come first.
+
+Progress goes to stderr. A re-index that is interrupted (Ctrl-C, a crash, kill -9) goes on where it
+stopped when run again; what it had done is kept. The Status page of 'hopwise serve' has the same as
+buttons.`,
+		Example: "  EMBED_MODEL=text-embedding-3-large hopwise reindex --embeddings\n  LLM_MODEL=gpt-4.1 hopwise reindex --graph\n  hopwise reindex",
 		Args:    cobra.NoArgs,
 	}
 	cfg := c.settings(cmd, storeFlags, modelFlags)
-	// Embedding is the one step a re-index has (extracting the graph again is not built): the flag names
-	// it, as the stores' errors do, and changes nothing.
-	cmd.Flags().Bool("embeddings", true, "embed every passage and fact again (what reindex does)")
+	var opt graphrag.ReindexOptions
+	cmd.Flags().BoolVar(&opt.Embeddings, "embeddings", false, "embed every passage and fact again (the default when no step is named)")
+	cmd.Flags().BoolVar(&opt.Graph, "graph", false, "extract the graph of every passage again with the configured chat model")
 	cmd.RunE = c.action(cfg, func(ctx context.Context, cfg *config.Config, logger *slog.Logger, _ []string) error {
-		return reindex(ctx, c.e, cfg, logger)
+		if !opt.Embeddings && !opt.Graph {
+			opt.Embeddings = true
+		}
+		return reindex(ctx, c.e, cfg, logger, opt)
 	})
 	return cmd
 }
 
-func reindex(ctx context.Context, e *env, cfg *config.Config, logger *slog.Logger) error {
+func reindex(ctx context.Context, e *env, cfg *config.Config, logger *slog.Logger, opt graphrag.ReindexOptions) error {
 	a, err := openReindexable(ctx, cfg, logger)
 	if errors.Is(err, graphrag.ErrNoDimension) {
 		return errors.New("nothing to re-index: the store holds no passages yet")
@@ -49,13 +61,21 @@ func reindex(ctx context.Context, e *env, cfg *config.Config, logger *slog.Logge
 	defer a.Close()
 	target := a.reindexer.Space()
 	from := a.store.EmbeddingSpace()
-	fmt.Fprintf(e.stderr, "re-embedding with %q (%d dimensions); searches use %q (%d) until it is done\n",
-		target.Model, target.Dim, from.Model, from.Dim)
+	if opt.Embeddings {
+		fmt.Fprintf(e.stderr, "re-embedding with %q (%d dimensions); searches use %q (%d) until it is done\n",
+			target.Model, target.Dim, from.Model, from.Dim)
+	}
+	if opt.Graph {
+		fmt.Fprintf(e.stderr, "extracting the graph again with %q; questions use the current graph until it is done\n", cfg.LLMModel)
+	}
 	var last time.Time
-	err = a.reindexer.Run(ctx, graphrag.ReindexOptions{Embeddings: true}, func(p graphrag.ReindexProgress) {
-		if p.Finished || time.Since(last) >= time.Second {
+	var end graphrag.ReindexProgress
+	err = a.reindexer.Run(ctx, opt, func(p graphrag.ReindexProgress) {
+		end = p
+		// Every passage extracted again took a model call: each is shown; embeddings at most once a second.
+		if p.Finished || p.Step == graphrag.StepGraph || time.Since(last) >= time.Second {
 			last = time.Now()
-			fmt.Fprintf(e.stderr, "  %s: %d/%d passages and facts\n", p.Step, p.Done, p.Total)
+			printReindexProgress(e, p)
 		}
 	})
 	if ctx.Err() != nil {
@@ -65,13 +85,36 @@ func reindex(ctx context.Context, e *env, cfg *config.Config, logger *slog.Logge
 	if err != nil {
 		return err
 	}
-	st, err := a.store.ReembedState(ctx)
-	if err != nil {
-		return err
+	if opt.Embeddings {
+		st, err := a.store.ReembedState(ctx)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "re-embedded %d passages and %d facts with %q (%d dimensions)\n",
+			st.Chunks, st.Relations, target.Model, target.Dim)
 	}
-	fmt.Fprintf(e.stdout, "re-embedded %d passages and %d facts with %q (%d dimensions)\n",
-		st.Chunks, st.Relations, target.Model, target.Dim)
+	if opt.Graph {
+		fmt.Fprintf(e.stdout, "re-extracted the graph of %d passages with %q", end.Total, cfg.LLMModel)
+		if end.Kept > 0 {
+			fmt.Fprintf(e.stdout, "; %d whose extraction failed kept their part of the old graph", end.Kept)
+		}
+		fmt.Fprintln(e.stdout)
+	}
 	return nil
+}
+
+// printReindexProgress writes one progress line: "embeddings: done/total ..." or "graph: done/total ...".
+func printReindexProgress(e *env, p graphrag.ReindexProgress) {
+	switch p.Step {
+	case graphrag.StepGraph:
+		fmt.Fprintf(e.stderr, "  %s: %d/%d passages extracted again", p.Step, p.Done, p.Total)
+		if p.Kept > 0 {
+			fmt.Fprintf(e.stderr, " (%d failed and keep their graph)", p.Kept)
+		}
+		fmt.Fprintln(e.stderr)
+	default:
+		fmt.Fprintf(e.stderr, "  %s: %d/%d passages and facts\n", p.Step, p.Done, p.Total)
+	}
 }
 
 // openReindexable is openApp for the commands that move a store to the configured embedding model
@@ -94,7 +137,7 @@ func openReindexable(ctx context.Context, cfg *config.Config, logger *slog.Logge
 		return nil, err
 	}
 	a.cfg = cfg
-	a.reindexer = graphrag.NewReindexer(a.store, client, graphrag.EmbeddingSpace{Model: cfg.EmbedModel, Dim: dim}, logger)
+	a.reindexer = graphrag.NewReindexer(a.store, client, graphrag.EmbeddingSpace{Model: cfg.EmbedModel, Dim: dim}, logger).WithGraph(a.graph)
 	space := a.store.EmbeddingSpace()
 	logger.Warn("the store's vectors come from another embedding model than the configured one: questions use that model "+
 		"until `hopwise reindex --embeddings` (or Re-index on the Status page) has moved them",
@@ -117,26 +160,29 @@ func spaceEmbedder(cfg *config.Config, logger *slog.Logger, client *llm.Client, 
 	})
 }
 
-// resumeReindex starts again, in the background, a re-embedding to the configured model that a previous
-// process left unfinished.
+// resumeReindex starts again, in the background, a re-embedding to the configured model or a
+// re-extraction of the graph that a previous process left unfinished.
 func resumeReindex(ctx context.Context, a *app) {
 	st, err := a.reindexer.Status(ctx)
 	if err != nil {
 		a.logger.Warn("re-index state unreadable", "err", err)
 		return
 	}
-	if !st.Resumable() {
+	opt := graphrag.ReindexOptions{Embeddings: st.Resumable(), Graph: st.GraphResumable()}
+	if !opt.Embeddings && !opt.Graph {
 		return
 	}
-	a.logger.Info("resuming the re-index", "model", st.Configured.Model, "dim", st.Configured.Dim,
-		"staged", st.State.ChunksStaged+st.State.RelationsStaged, "total", st.State.Chunks+st.State.Relations)
-	if _, err := a.reindexer.Start(ctx, graphrag.ReindexOptions{Embeddings: true}); err != nil {
+	a.logger.Info("resuming the re-index", "embeddings", opt.Embeddings, "model", st.Configured.Model, "dim", st.Configured.Dim,
+		"staged", st.State.ChunksStaged+st.State.RelationsStaged, "total", st.State.Chunks+st.State.Relations,
+		"graph", opt.Graph, "chat_model", st.GraphModel, "passages_staged", st.Graph.Staged, "passages", st.Graph.Chunks)
+	if _, err := a.reindexer.Start(ctx, opt); err != nil {
 		a.logger.Warn("re-index not resumed", "err", err)
 	}
 }
 
 // searchIndexStatus says whose vectors searches use, and fails when they are not the configured model's
-// (by name when its dimension is not known) or a re-index is under way, saying what to run.
+// (by name when its dimension is not known) or a re-index (of the embeddings or the graph) is under way,
+// saying what to run.
 func (a *app) searchIndexStatus(ctx context.Context) (string, error) {
 	st, err := a.reindexer.Status(ctx)
 	if err != nil {
@@ -152,6 +198,10 @@ func (a *app) searchIndexStatus(ctx context.Context) (string, error) {
 			st.State.ChunksStaged+st.State.RelationsStaged, st.State.Chunks+st.State.Relations)
 	case needed:
 		return where, fmt.Errorf("the configured embedding model is %q: run `hopwise reindex --embeddings`", a.cfg.EmbedModel)
+	case st.Graph.Model != "":
+		return where, fmt.Errorf("a re-extraction of the graph with %q is under way or was interrupted (%d of %d passages "+
+			"extracted; questions use the old graph until it is done): run `hopwise reindex --graph` to finish it",
+			st.Graph.Model, st.Graph.Staged, st.Graph.Chunks)
 	}
 	return where, nil
 }

@@ -180,6 +180,13 @@ func TestReindexSurvivesKill9(t *testing.T) {
 // reports more than beyond passages and facts done.
 func killReindexMidway(t *testing.T, cmd *exec.Cmd, beyond int, after time.Duration) {
 	t.Helper()
+	killReindexAt(t, cmd, graphrag.StepEmbeddings, beyond, after)
+}
+
+// killReindexAt starts cmd and kills it with SIGKILL a time after after the first progress line of step
+// that reports more than beyond done.
+func killReindexAt(t *testing.T, cmd *exec.Cmd, step string, beyond int, after time.Duration) {
+	t.Helper()
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -193,7 +200,7 @@ func killReindexMidway(t *testing.T, cmd *exec.Cmd, beyond int, after time.Durat
 		seen := false
 		for sc.Scan() {
 			var done, total int
-			if _, err := fmt.Sscanf(strings.TrimSpace(sc.Text()), "embeddings: %d/%d", &done, &total); err == nil && done > beyond && !seen {
+			if _, err := fmt.Sscanf(strings.TrimSpace(sc.Text()), step+": %d/%d", &done, &total); err == nil && done > beyond && !seen {
 				seen = true
 				close(progress)
 			}

@@ -38,6 +38,9 @@ otherwise. It also ingests what is uploaded, resuming interrupted documents. Log
 // after it they are cancelled, and stored as cancelled.
 const shutdownGrace = 20 * time.Second
 
+// followInterval is how often a server checks whether another process re-embedded its store.
+const followInterval = 2 * time.Second
+
 func serve(ctx context.Context, e *env, cfg *config.Config, logger *slog.Logger) error {
 	a, ag, err := openAgentWith(ctx, cfg, logger, openReindexable)
 	if err != nil {
@@ -67,6 +70,12 @@ func serve(ctx context.Context, e *env, cfg *config.Config, logger *slog.Logger)
 	reindexCtx, stopReindex := context.WithCancel(context.WithoutCancel(ctx))
 	defer func() { stopReindex(); a.reindexer.Wait() }()
 	resumeReindex(reindexCtx, a)
+	// A re-embedding committed by `hopwise reindex` in another process is followed: searches move to it.
+	if f, ok := a.store.(interface {
+		FollowSpace(ctx context.Context, interval time.Duration)
+	}); ok {
+		go f.FollowSpace(reindexCtx, followInterval)
+	}
 
 	closing := make(chan struct{})
 	h := handlers.New(handlers.Deps{

@@ -47,6 +47,9 @@ func (s *Store) PutExtraction(ctx context.Context, x graphrag.Extraction) error 
 		if err != nil || len(records) > 0 {
 			return err
 		}
+		if err := keepIfReextracting(ctx, tx, x.ChunkID); err != nil {
+			return err
+		}
 		return applyExtraction(ctx, tx, plan)
 	})
 	if err != nil {

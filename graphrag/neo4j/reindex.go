@@ -274,9 +274,18 @@ func (s *Store) CommitReembed(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("neo4j: commit re-embedding: %w", err)
 	}
+	s.useSpace(old, &space{EmbeddingSpace: target, slot: next})
+	s.logger.Info("neo4j re-embedding committed", "uri", s.uri, "model", target.Model, "dim", target.Dim)
+	return nil
+}
+
+// useSpace makes next the searched space, in place of old, while no search of this Store runs; a query of
+// old's dimension still reads old's slot for PreviousVectorsFor.
+func (s *Store) useSpace(old, next *space) {
 	s.searchMu.Lock()
-	s.space.Store(&space{EmbeddingSpace: target, slot: next})
-	if old.Dim != target.Dim {
+	defer s.searchMu.Unlock()
+	s.space.Store(next)
+	if old.Dim != next.Dim {
 		s.previous = old
 		time.AfterFunc(PreviousVectorsFor, func() {
 			s.searchMu.Lock()
@@ -286,9 +295,6 @@ func (s *Store) CommitReembed(ctx context.Context) error {
 			s.searchMu.Unlock()
 		})
 	}
-	s.searchMu.Unlock()
-	s.logger.Info("neo4j re-embedding committed", "uri", s.uri, "model", target.Model, "dim", target.Dim)
-	return nil
 }
 
 // PreviousVectorsFor is how long after a re-embedding to another dimension the slot it replaced still

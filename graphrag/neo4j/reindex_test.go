@@ -15,26 +15,8 @@ import (
 // reading the old slot) cannot write a vector or an extraction: it is told to restart; a Store opened
 // afterwards searches the new vectors, and the old slot's index is gone.
 func TestReembedByAnotherProcessStopsOldWrites(t *testing.T) {
-	a := openTest(t, 4)
-	b := openOn(t, testURI(t), 4, testModel)
+	a, b := twoStoresReembedding(t)
 	ctx := t.Context()
-	doc := graphrag.Document{ID: "da", Name: "a.txt", Hash: "a", Status: graphrag.StatusQueued}
-	if _, _, err := a.PutDocument(ctx, doc, []byte("a")); err != nil {
-		t.Fatal(err)
-	}
-	chunks := []graphrag.Chunk{{ID: "da-0000", DocID: "da", Text: "Munich"}, {ID: "da-0001", DocID: "da", Ordinal: 1, Text: "Delhi"}}
-	if err := a.PutChunks(ctx, "da", chunks); err != nil {
-		t.Fatal(err)
-	}
-	if err := a.SetEmbeddings(ctx, map[string][]float32{"da-0000": {1, 0, 0, 0}, "da-0001": {0, 1, 0, 0}}); err != nil {
-		t.Fatal(err)
-	}
-	if err := a.BeginReembed(ctx, graphrag.EmbeddingSpace{Model: "new", Dim: 2}); err != nil {
-		t.Fatal(err)
-	}
-	if err := a.StageEmbeddings(ctx, map[string][]float32{"da-0000": {1, 0}, "da-0001": {0, 1}}, nil); err != nil {
-		t.Fatal(err)
-	}
 	if err := a.CommitReembed(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -62,4 +44,31 @@ func TestReembedByAnotherProcessStopsOldWrites(t *testing.T) {
 	if err != nil || left != 0 {
 		t.Errorf("the old slot's index after a new Open: %d, %v; want it dropped", left, err)
 	}
+}
+
+// twoStoresReembedding opens two Stores on one database at dimension 4, as `hopwise reindex` beside a
+// running `hopwise serve`: through the first, two passages along the first two axes and a re-embedding to
+// "new" of dimension 2 begun and staged (the same axes), not committed.
+func twoStoresReembedding(t *testing.T) (a, b *Store) {
+	a = openTest(t, 4)
+	b = openOn(t, testURI(t), 4, testModel)
+	ctx := t.Context()
+	doc := graphrag.Document{ID: "da", Name: "a.txt", Hash: "a", Status: graphrag.StatusQueued}
+	if _, _, err := a.PutDocument(ctx, doc, []byte("a")); err != nil {
+		t.Fatal(err)
+	}
+	chunks := []graphrag.Chunk{{ID: "da-0000", DocID: "da", Text: "Munich"}, {ID: "da-0001", DocID: "da", Ordinal: 1, Text: "Delhi"}}
+	if err := a.PutChunks(ctx, "da", chunks); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.SetEmbeddings(ctx, map[string][]float32{"da-0000": {1, 0, 0, 0}, "da-0001": {0, 1, 0, 0}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.BeginReembed(ctx, graphrag.EmbeddingSpace{Model: "new", Dim: 2}); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.StageEmbeddings(ctx, map[string][]float32{"da-0000": {1, 0}, "da-0001": {0, 1}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	return a, b
 }

@@ -39,6 +39,9 @@ func (s *Store) PutExtraction(ctx context.Context, x graphrag.Extraction) error 
 			}
 			return stageChunk(ctx, tx, x.ChunkID, stagedContribution{Extraction: &x})
 		}
+		if err := keepIfReextracting(ctx, tx, x.ChunkID); err != nil {
+			return err
+		}
 		return applyPlan(ctx, tx, plan)
 	})
 	if err != nil {

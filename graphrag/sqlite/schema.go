@@ -176,4 +176,9 @@ CREATE TABLE edit_keys (
 CREATE INDEX conversations_owner ON conversations(owner, updated_at);`,
 	// 11: the events of answers being written and the leases on work under way (runSchema in run_events.go).
 	runSchema,
+	// 12: re-extracting the graph (reextract.go): each passage's staged extraction (graphrag.Extraction as
+	// JSON, or 'keep'), with partial indexes of the passages still to do and of those staged.
+	`ALTER TABLE chunks ADD COLUMN graph_next TEXT;
+CREATE INDEX chunks_reextract ON chunks(seq) WHERE graph_next IS NULL AND status IN ('extracted', 'failed');
+CREATE INDEX chunks_reextracted ON chunks(seq) WHERE graph_next IS NOT NULL;`,
 }

@@ -33,7 +33,9 @@ func TestMigrateFromAnOlderVersion(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Take the file back to version 1, as an older Hopwise left it.
-	if _, err := s.writer.ExecContext(t.Context(), `DROP INDEX chunks_reembed; DROP INDEX relations_reembed;
+	if _, err := s.writer.ExecContext(t.Context(), `DROP INDEX chunks_reextract; DROP INDEX chunks_reextracted;
+		ALTER TABLE chunks DROP COLUMN graph_next;
+		DROP INDEX chunks_reembed; DROP INDEX relations_reembed;
 		ALTER TABLE chunks DROP COLUMN embedding_next; ALTER TABLE relations DROP COLUMN embedding_next;
 		DROP TABLE chunks_vocab;
 		ALTER TABLE relations DROP COLUMN embedding;

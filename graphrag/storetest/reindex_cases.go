@@ -277,7 +277,16 @@ func testReembedReaders(t *testing.T, f *fixture) {
 	if err := f.s.CommitReembed(f.ctx); err != nil {
 		t.Errorf("CommitReembed: %v", err)
 	}
-	time.Sleep(200 * time.Millisecond)
+	// Searches after the swap: a reader's next search (within 5 s on a busy machine).
+	for i := 0; i < 500 && !t.Failed(); i++ {
+		mu.Lock()
+		n := searches[newDim]
+		mu.Unlock()
+		if n > 0 && i >= 20 {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 	close(stop)
 	wg.Wait()
 	if searches[dim] == 0 || searches[newDim] == 0 {

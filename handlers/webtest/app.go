@@ -42,6 +42,9 @@ type Options struct {
 	// the app's own model.
 	ReindexTo  *llmtest.Server
 	ReindexDim int
+	// ReextractWith, when set, is the chat model (second-model at that server) the status page's re-index
+	// extracts the graph again with.
+	ReextractWith *llmtest.Server
 	// SummaryDelay slows each community summary call down, for tests that watch a run's progress.
 	SummaryDelay time.Duration
 	// StoreFrom opens this SQLite file, with the embedding model and dimension it recorded, instead of a
@@ -100,6 +103,7 @@ func New(t testing.TB, opt Options) *App {
 		t.Fatalf("open store: %v", err)
 	}
 	embed, reindexer := reindexWith(store, client, opt, logger)
+	withReextraction(reindexer, embed, opt, logger)
 	ingester := graphrag.NewIngester(store, embed, graphrag.NewLLMExtractor(client), graphrag.IngestOptions{
 		Workers: 2, MaxBytes: opt.Limits.MaxUploadBytes,
 	}, logger)

@@ -28,3 +28,14 @@ func reindexWith(store *sqlite.Store, client *llm.Client, opt Options, logger *s
 	})
 	return embed, graphrag.NewReindexer(store, next, target, logger)
 }
+
+// withReextraction lets the status page's Reindexer extract the graph again with second-model, the chat
+// model of opt.ReextractWith, embedding facts with embed (the app's embedder).
+func withReextraction(r *graphrag.Reindexer, embed graphrag.Embedder, opt Options, logger *slog.Logger) {
+	if opt.ReextractWith == nil {
+		return
+	}
+	second := llm.New(llm.Config{BaseURL: opt.ReextractWith.URL(), APIKey: "test", Model: "second-model", EmbedModel: "test-embed",
+		MaxRetries: -1, Timeout: 20 * time.Second}, logger)
+	r.WithGraph(graphrag.GraphReindex{Extractor: graphrag.NewLLMExtractor(second), Embed: embed, Model: "second-model"})
+}
