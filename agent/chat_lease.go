@@ -21,8 +21,9 @@ var ErrStopped = errors.New("agent: the answer was stopped")
 // is stored as interrupted, so people can ask again.
 var ErrInterrupted = errors.New("agent: the server stopped before the answer was finished")
 
-// errLeaseLost ends a run whose process could not renew its hold on the turn in time: another process may
-// have stored it as interrupted meanwhile, so this one stops and stores it so too.
+// errLeaseLost ends a run whose process could not renew its hold on the turn in time and found another
+// holding it: that process may have stored it as interrupted meanwhile, so this one stops and stores it so
+// too.
 var errLeaseLost = errors.New("agent: this process lost its hold on the turn (the store was out of reach longer than the lease)")
 
 // runLeases holds a lease, named after the turn, for every turn this process answers, renewed a few times
@@ -77,8 +78,8 @@ func (l *runLeases) take(ctx context.Context, id string) error {
 }
 
 // keep renews the hold on turn id every third of the lease while its run goes on, and ends the run with
-// cancel when a stop was asked (ErrStopped) or the hold could not be renewed before it ran out
-// (errLeaseLost). The returned function ends the renewal.
+// cancel when a stop was asked (ErrStopped) or another process took the hold (errLeaseLost: this one
+// could not renew it within the lease). The returned function ends the renewal.
 func (l *runLeases) keep(ctx context.Context, id string, cancel context.CancelCauseFunc) func() {
 	if l == nil {
 		return func() {}
@@ -91,7 +92,6 @@ func (l *runLeases) keep(ctx context.Context, id string, cancel context.CancelCa
 	wg.Go(func() {
 		tick := time.NewTicker(l.ttl / 3)
 		defer tick.Stop()
-		renewed := time.Now()
 		for {
 			select {
 			case <-done:
@@ -100,6 +100,9 @@ func (l *runLeases) keep(ctx context.Context, id string, cancel context.CancelCa
 				return
 			case <-tick.C:
 			}
+			// A renewal waits for the store at most a third of the lease. One that fails leaves the run going
+			// (the store is slow or out of reach); only a lease another process took meanwhile ends it: that
+			// process may have stored the turn as interrupted.
 			rctx, stop := context.WithTimeout(ctx, l.ttl/3)
 			_, ok, err := l.store.TakeLease(rctx, runLease(id), l.holder, l.ttl)
 			var asked graphrag.Lease
@@ -107,12 +110,9 @@ func (l *runLeases) keep(ctx context.Context, id string, cancel context.CancelCa
 				asked, _ = l.store.Lease(rctx, stopLease(id))
 			}
 			stop()
-			switch {
-			case err == nil && !ok, err != nil && time.Since(renewed) >= l.ttl:
+			if err == nil && !ok {
 				cancel(errLeaseLost)
 				return
-			case err == nil:
-				renewed = time.Now()
 			}
 			if asked.Held {
 				cancel(ErrStopped)

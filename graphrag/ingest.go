@@ -23,6 +23,9 @@ type IngestOptions struct {
 	// Resolver rewrites each extraction before it is stored (the edits in force, entity resolution);
 	// nil stores extractions as the extractor resolved them.
 	Resolver Resolver
+	// Lease is how long this process's hold on a job lasts unless renewed (DefaultJobLease when 0): the
+	// processes sharing a store take over the jobs of one that died this long after.
+	Lease time.Duration
 }
 
 func (o IngestOptions) withDefaults() IngestOptions {
@@ -38,6 +41,9 @@ func (o IngestOptions) withDefaults() IngestOptions {
 	def(&o.MaxChunks, 5000)
 	if o.MaxBytes <= 0 {
 		o.MaxBytes = 25 << 20
+	}
+	if o.Lease <= 0 {
+		o.Lease = DefaultJobLease
 	}
 	return o
 }
@@ -55,6 +61,7 @@ type Ingester struct {
 	opt     IngestOptions
 	logger  *slog.Logger
 	bus     *bus
+	holder  string        // this Ingester, as the holder of its jobs' leases
 	wake    chan struct{} // a token per job queued, up to one per worker: an idle worker waits for one
 
 	mu      sync.Mutex
@@ -68,7 +75,7 @@ type Ingester struct {
 func NewIngester(store Store, embed Embedder, extract ChunkExtractor, opt IngestOptions, logger *slog.Logger) *Ingester {
 	opt = opt.withDefaults()
 	return &Ingester{
-		store: store, embed: embed, extract: extract, opt: opt, logger: logger, bus: newBus(),
+		store: store, embed: embed, extract: extract, opt: opt, logger: logger, bus: newBus(), holder: NewHolder("ingest"),
 		wake: make(chan struct{}, opt.Workers), locks: map[string]*sync.Mutex{},
 		running: map[string]context.CancelFunc{}, queued: map[string]bool{},
 	}
@@ -173,8 +180,9 @@ func (in *Ingester) next(ctx context.Context) (id string, ok bool) {
 	return "", false
 }
 
-// Run resumes every unfinished job found in the store and processes queued jobs until ctx ends.
-// Jobs interrupted by ctx keep their recorded step and resume on the next Run.
+// Run resumes every unfinished job found in the store and processes queued jobs until ctx ends, taking
+// over the jobs of processes sharing the store that died (their leases ran out) as it goes. Jobs
+// interrupted by ctx keep their recorded step and resume on the next Run, or in another process.
 func (in *Ingester) Run(ctx context.Context) error {
 	docs, err := in.store.Documents(ctx)
 	if err != nil {
@@ -187,6 +195,7 @@ func (in *Ingester) Run(ctx context.Context) error {
 		}
 	}
 	var wg sync.WaitGroup
+	wg.Go(func() { in.scanEvery(ctx) })
 	for range in.opt.Workers {
 		wg.Add(1)
 		go func() {

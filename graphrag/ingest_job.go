@@ -11,8 +11,9 @@ import (
 	"github.com/hopwise/hopwise/graphrag/parse"
 )
 
-// process runs or resumes one document's job. Each step starts from what the store has recorded, so a
-// process killed at any point loses at most the step in flight.
+// process runs or resumes one document's job, holding its lease (ingest_lease.go). Each step starts from
+// what the store has recorded, so a process killed at any point loses at most the step in flight, and
+// another process sharing the store resumes it once the lease has run out.
 func (in *Ingester) process(ctx context.Context, id string) {
 	jobCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -29,6 +30,17 @@ func (in *Ingester) process(ctx context.Context, id string) {
 	lock.Lock()
 	defer lock.Unlock()
 
+	// One process at a time works on a document: the others leave it to the one holding its job.
+	release, held, err := in.holdJob(jobCtx, id, cancel)
+	if err != nil {
+		in.logger.Warn("ingest: hold the job; it is tried again later", "doc", id, "err", err)
+		return
+	}
+	if !held {
+		in.logger.Info("ingest: another process works on this document", "doc", id)
+		return
+	}
+	defer release()
 	doc, err := in.store.Document(jobCtx, id)
 	if err != nil {
 		if !errors.Is(err, ErrNotFound) {

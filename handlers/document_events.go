@@ -15,6 +15,10 @@ import (
 // progressEvery is how often queued progress snapshots are sent: a burst of chunk updates becomes one row.
 const progressEvery = 200 * time.Millisecond
 
+// progressPoll is how often the store is read for the progress of jobs another process sharing it runs,
+// which this one's progress events never tell of.
+const progressPoll = time.Second
+
 // documentEvents streams each document's row as it changes ("doc-ID" events; an empty row for a deleted
 // document) and ends with an "idle" event, which closes the page's EventSource, once no document is left
 // being processed, or when the server shuts down. It starts with every row as it is now: the page may have
@@ -24,12 +28,15 @@ func (s *server) documentEvents(c echo.Context) error {
 	progress, unsubscribe := s.Ingester.Subscribe()
 	defer unsubscribe()
 	sse := startSSE(c)
-	busy, err := s.sendAllRows(ctx, c, sse)
+	sent := map[string]string{} // document ID -> the row last sent
+	busy, err := s.sendAllRows(ctx, c, sse, sent)
 	if err != nil || !busy {
 		return sse.send("idle", "")
 	}
 	tick := time.NewTicker(progressEvery)
 	defer tick.Stop()
+	poll := time.NewTicker(progressPoll)
+	defer poll.Stop()
 	ping := time.NewTicker(keepAlive)
 	defer ping.Stop()
 	pending := map[string]graphrag.Progress{}
@@ -48,11 +55,19 @@ func (s *server) documentEvents(c echo.Context) error {
 			if err := sse.ping(); err != nil {
 				return nil
 			}
+		case <-poll.C:
+			busy, err := s.sendAllRows(ctx, c, sse, sent)
+			if err != nil {
+				return nil
+			}
+			if !busy {
+				return sse.send("idle", "")
+			}
 		case <-tick.C:
 			if len(pending) == 0 {
 				continue
 			}
-			finished, err := s.sendProgress(ctx, c, sse, pending)
+			finished, err := s.sendProgress(ctx, c, sse, pending, sent)
 			if err != nil {
 				return nil
 			}
@@ -68,7 +83,7 @@ func (s *server) documentEvents(c echo.Context) error {
 }
 
 // sendProgress sends the fresh row of each document and reports whether any of them reached an end.
-func (s *server) sendProgress(ctx context.Context, c echo.Context, sse *sseStream, pending map[string]graphrag.Progress) (bool, error) {
+func (s *server) sendProgress(ctx context.Context, c echo.Context, sse *sseStream, pending map[string]graphrag.Progress, sent map[string]string) (bool, error) {
 	finished := false
 	for id, p := range pending {
 		html := ""
@@ -90,14 +105,17 @@ func (s *server) sendProgress(ctx context.Context, c echo.Context, sse *sseStrea
 		if err := sse.send("doc-"+id, html); err != nil {
 			return false, err
 		}
+		sent[id] = html
 	}
 	return finished, nil
 }
 
-// sendAllRows sends the row of every document of the first page and of every unfinished one, and an empty
-// row for each document the page showed as being replaced (?replaced=ID,...) that is gone by now: its
-// replacement may have finished before the stream opened. It reports whether any document is unfinished.
-func (s *server) sendAllRows(ctx context.Context, c echo.Context, sse *sseStream) (bool, error) {
+// sendAllRows sends the row of every document of the first page and of every unfinished one that differs
+// from the row sent last (sent, updated), and an empty row for each document the page showed as being
+// replaced (?replaced=ID,...) that is gone by now: its replacement may have finished before the stream
+// opened. It reports whether any document is unfinished. Read again every progressPoll, it shows the
+// progress of jobs other processes sharing the store run.
+func (s *server) sendAllRows(ctx context.Context, c echo.Context, sse *sseStream, sent map[string]string) (bool, error) {
 	docs, err := s.Store.Documents(ctx)
 	if err != nil {
 		return false, err
@@ -118,15 +136,20 @@ func (s *server) sendAllRows(ctx context.Context, c echo.Context, sse *sseStream
 		if err := web.DocumentRowView(row, csrfToken(c)).Render(ctx, &buf); err != nil {
 			return false, err
 		}
+		if html, ok := sent[d.ID]; ok && html == buf.String() {
+			continue
+		}
 		if err := sse.send("doc-"+d.ID, buf.String()); err != nil {
 			return false, err
 		}
+		sent[d.ID] = buf.String()
 	}
 	for _, id := range strings.Split(c.QueryParam("replaced"), ",") {
-		if id != "" && !stored[id] {
+		if html, ok := sent[id]; id != "" && !stored[id] && (!ok || html != "") {
 			if err := sse.send("doc-"+id, ""); err != nil {
 				return false, err
 			}
+			sent[id] = ""
 		}
 	}
 	return busy, nil
