@@ -83,7 +83,7 @@ func (r *Retriever) Retrieve(ctx context.Context, queries []Query, opt RetrieveO
 	}
 	out.Keyword = FuseWeighted(keyword, nil, depth)
 	out.Dense = FuseWeighted(dense, nil, depth)
-	out.Hybrid = fuseHybrid(queries, keyword, dense, nil, depth)
+	out.Hybrid = hybridList(queries, out.Dense, fuseHybrid(queries, keyword, dense, nil, depth), depth)
 	out.Chunks = out.Hybrid[:min(len(out.Hybrid), opt.K)]
 	if !opt.Graph {
 		return out, nil

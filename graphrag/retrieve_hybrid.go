@@ -60,3 +60,46 @@ func dedupeQueries(qs []Query) []Query {
 	}
 	return out
 }
+
+// VectorLead is how many of vector search's first passages lead hybrid search's own list, in their
+// order, before the rest of the fused ranking (hybridList). Measured on MuSiQue with MiniLM
+// (docs/benchmarks.md): BM25 fused by scores lifted lexical distractors over the vectors' second or third
+// passage ("South Branch Souhegan River" for the Merrimack River), and gained nothing in the top 2,
+// while the passages it lifts from deep in the vector list into the next places are its gain at 5.
+const VectorLead = 4
+
+// hybridList is hybrid search's own list for the queries: fused, the first VectorLead passages of
+// vector search (dense, the queries' vector lists fused) leading in their order, unless a query names an
+// identifier or a code in capitals, which BM25 finds and the vectors place near every similar one. Each
+// passage keeps its fused score, so a led passage may score below one after it; the first k.
+func hybridList(queries []Query, dense, fused []ScoredChunk, k int) []ScoredChunk {
+	for _, q := range queries {
+		if exactTerms(q.Text) {
+			return fused[:min(k, len(fused))]
+		}
+	}
+	lead := dense[:min(VectorLead, len(dense))]
+	score := make(map[string]float64, len(fused))
+	for _, c := range fused {
+		score[c.ID] = c.Score
+	}
+	led := make(map[string]bool, len(lead))
+	out := make([]ScoredChunk, 0, min(k, len(fused)+len(lead)))
+	for _, c := range lead {
+		if s, ok := score[c.ID]; ok {
+			c.Score = s
+		}
+		led[c.ID] = true
+		out = append(out, c)
+	}
+	for _, c := range fused {
+		if !led[c.ID] {
+			out = append(out, c)
+		}
+	}
+	out = out[:min(k, len(out))]
+	for i := range out {
+		out[i].Rank = i + 1
+	}
+	return out
+}
