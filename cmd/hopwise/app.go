@@ -28,7 +28,8 @@ type app struct {
 	store     graphrag.Store
 	retriever *graphrag.Retriever
 	ingester  *graphrag.Ingester
-	reindexer *graphrag.Reindexer // moves the store to the configured embedding model (reindex.go)
+	reindexer *graphrag.Reindexer   // moves the store to the configured models (reindex.go)
+	graph     graphrag.GraphReindex // what the reindexer extracts the graph again with
 }
 
 // openApp wires everything for a command that embeds: with no EMBED_DIM configured it asks the embedding
@@ -80,7 +81,6 @@ func wire(ctx context.Context, cfg *config.Config, logger *slog.Logger, client *
 	}
 	a := &app{cfg: cfg, logger: logger, llm: client, store: store}
 	embed := spaceEmbedder(cfg, logger, client, store, dim)
-	a.reindexer = graphrag.NewReindexer(store, client, graphrag.EmbeddingSpace{Model: cfg.EmbedModel, Dim: dim}, logger)
 	a.retriever = graphrag.NewRetriever(store, embed)
 	var extractor graphrag.ChunkExtractor = graphrag.NewLLMExtractor(client).WithEntityTypes(cfg.EntityTypeList())
 	if cfg.ExtractTables == "rows" {
@@ -91,6 +91,14 @@ func wire(ctx context.Context, cfg *config.Config, logger *slog.Logger, client *
 		opt.Resolver = resolve.New(store, client, logger)
 	}
 	a.ingester = graphrag.NewIngester(store, embed, extractor, opt, logger)
+	// A re-index extracts the graph again as the ingester extracts it, then recomputes the communities.
+	a.graph = graphrag.GraphReindex{Extractor: extractor, Resolver: opt.Resolver, Embed: embed, Model: cfg.LLMModel,
+		Committed: func(ctx context.Context) {
+			if _, err := graphrag.NewCommunities(store, nil, logger).Refresh(ctx); err != nil {
+				logger.Warn("communities not recomputed after the graph was extracted again", "err", err)
+			}
+		}}
+	a.reindexer = graphrag.NewReindexer(store, client, graphrag.EmbeddingSpace{Model: cfg.EmbedModel, Dim: dim}, logger).WithGraph(a.graph)
 	return a, nil
 }
 
