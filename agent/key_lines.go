@@ -2,6 +2,7 @@ package agent
 
 import (
 	"cmp"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -90,8 +91,11 @@ func keyLines(question string, srcs []source, max int) []keyLine {
 	return out
 }
 
+// listItem finds the bullet of a Markdown list item ("- ", "* ", "1. ").
+var listItem = regexp.MustCompile(`^(?:[-*+]|\d+[.)])\s+`)
+
 // passageParts returns a source's heading (the chunker's section path, which the passage's text starts
-// with), its sentences and its table rows (each cell after its column's header), each on one line; a graph
+// with), its sentences (a list joined to the sentence that introduces it with a colon) and its table rows (each cell after its column's header), each on one line; a graph
 // fact is one sentence without a heading.
 func passageParts(s source) (head string, sents, rows []string) {
 	if s.kind != KindChunk {
@@ -102,10 +106,26 @@ func passageParts(s source) (head string, sents, rows []string) {
 		head, text = h, rest // "Munich travel tips > Getting into town" and its blank line
 	}
 	prose, rows := graphrag.TableRowTexts(text)
-	for _, sent := range sentences(prose) {
-		if sent = oneLine(strings.TrimLeft(strings.TrimSpace(sent), "-*#> ")); sent != "" {
-			sents = append(sents, sent)
+	intro := false // the last sentence ends with a colon: the list items that follow belong to it
+	for _, raw := range sentences(prose) {
+		raw = strings.TrimSpace(raw)
+		item := listItem.MatchString(raw)
+		sent := oneLine(strings.TrimLeft(listItem.ReplaceAllString(raw, ""), "#> "))
+		switch {
+		case sent == "":
+			continue
+		case item && intro && len(sents) > 0:
+			// "... its engineering team consisted of: Priya Raman, lead robotics engineer; Tomas Silva, ...":
+			// an item pointed at alone hid its siblings (the model named one engineer of three)
+			last := &sents[len(sents)-1]
+			if !strings.HasSuffix(*last, ":") {
+				*last += ";"
+			}
+			*last += " " + sent
+			continue
 		}
+		intro = strings.HasSuffix(sent, ":")
+		sents = append(sents, sent)
 	}
 	for i, r := range rows {
 		rows[i] = oneLine(r)

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -53,5 +54,18 @@ func TestKeyLinesPointAtTheLineThatAnswers(t *testing.T) {
 		"Business class is permitted on long flights over 5,000 km."}}
 	if lines := keyLines("What does policy TRV-117 allow for long flights?", []source{policy}, 4); len(lines) != 1 || lines[0].n != 1 {
 		t.Errorf("a sentence under the policy's heading: key lines %+v, want it", lines)
+	}
+
+	// A list belongs to the sentence that introduces it: pointing at one item hid the others.
+	team := source{kind: KindChunk, chunk: graphrag.Chunk{ID: "t", DocName: "history.md", Text: "Nexa AI history > Acquisitions\n\n" +
+		"In March 2025 Nexa AI acquired Acme Robotics. Its engineering team consisted of:\n\n- Priya Raman, lead robotics engineer\n" +
+		"- Tomas Silva, firmware engineer\n- Chen Wei, perception engineer\n"}}
+	lines := keyLines("Which engineers work for the company that Nexa AI acquired in 2025?", []source{team}, 4)
+	var all []string
+	for _, l := range lines {
+		all = append(all, l.text)
+	}
+	if want := "Its engineering team consisted of: Priya Raman, lead robotics engineer; Tomas Silva, firmware engineer; Chen Wei, perception engineer"; !slices.Contains(all, want) {
+		t.Errorf("key lines %q, want the list with its introduction: %q", all, want)
 	}
 }
