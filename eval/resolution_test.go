@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/hopwise/hopwise/eval"
+	"github.com/hopwise/hopwise/graphrag"
+	"github.com/hopwise/hopwise/graphrag/sqlite"
 	"github.com/hopwise/hopwise/llm"
 )
 
@@ -83,5 +85,69 @@ func recordPairVectors(t *testing.T, url string, pairs []eval.ResolutionPair) {
 	}
 	if err := rec.Save(filepath.Join(pairsDir, "vectors.bin.gz")); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestResolutionAtIngestOnDemo measures the resolver as it runs at ingest on the demo pairs (ingested in
+// one order, one passage at a time), its candidates found by name alone and by name and meaning (the
+// passages near a name's description): the candidates by meaning must add right merges and no wrong one.
+//
+// HOPWISE_RESOLUTION_RECORD=<embeddings base URL> records the vectors of the demo passages and names again
+// (resolution/demo-vectors.bin.gz).
+func TestResolutionAtIngestOnDemo(t *testing.T) {
+	pairs, err := eval.LoadResolutionPairs(filepath.Join(pairsDir, "pairs.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(pairsDir, "demo-vectors.bin.gz")
+	var embed graphrag.Embedder
+	var rec *eval.Recorder
+	if url := os.Getenv("HOPWISE_RESOLUTION_RECORD"); url != "" {
+		rec = eval.NewRecorder(llm.New(llm.Config{BaseURL: url, EmbedBaseURL: url, EmbedModel: "all-minilm-l6-v2", Model: "none",
+			Timeout: time.Minute}, slog.New(slog.DiscardHandler)))
+		embed = rec
+	} else {
+		if embed, err = eval.LoadRecordedEmbedder(path); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run := func(byMeaning bool) eval.MergeScore {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "hopwise.db"), sqlite.Options{EmbedDim: 384, EmbedModel: "all-minilm-l6-v2"},
+			slog.New(slog.DiscardHandler))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		s, err := eval.ResolveDemoPairs(ctx, pairs, "../samples/docs", embed, byMeaning, st)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	with := run(true)
+	names := run(false)
+	if rec != nil {
+		if err := rec.Save(path); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var table strings.Builder
+	if err := eval.WriteMergeTable(&table, []eval.MergeScore{names, with}); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("\n%s", table.String())
+	for _, s := range []eval.MergeScore{names, with} {
+		for _, w := range s.WrongMerges {
+			t.Logf("%s: wrong merge %s", s.Method, w)
+		}
+		for _, m := range s.MissedMerges {
+			t.Logf("%s: missed %s", s.Method, m)
+		}
+	}
+	if with.Right <= names.Right || len(with.WrongMerges) > len(names.WrongMerges) {
+		t.Errorf("candidates by meaning: %d right merges and %d wrong, by name alone %d and %d; want more right ones and no more wrong",
+			with.Right, len(with.WrongMerges), names.Right, len(names.WrongMerges))
 	}
 }

@@ -88,7 +88,7 @@ func wire(ctx context.Context, cfg *config.Config, logger *slog.Logger, client *
 	}
 	opt := graphrag.IngestOptions{Workers: cfg.IngestWorkers, MaxBytes: cfg.MaxUploadBytes, Lease: cfg.Lease}
 	if cfg.EntityResolution {
-		opt.Resolver = resolve.New(store, client, logger)
+		opt.Resolver = resolve.New(store, embed, logger) // names compared with passages in the store's space
 	}
 	a.ingester = graphrag.NewIngester(store, embed, extractor, opt, logger)
 	// A re-index extracts the graph again as the ingester extracts it, then recomputes the communities.

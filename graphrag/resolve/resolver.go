@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -18,14 +19,22 @@ type Store interface {
 	Entities(ctx context.Context, keys []string) ([]graphrag.Entity, error)
 	SearchEntities(ctx context.Context, query string, k int) ([]graphrag.Entity, error)
 	Neighborhood(ctx context.Context, keys []string, hops, limit int) ([]graphrag.Edge, error)
+	// SearchVector and Subgraph find the entities of the passages nearest to a name and its description.
+	SearchVector(ctx context.Context, vec []float32, k int) ([]graphrag.ScoredChunk, error)
+	Subgraph(ctx context.Context, q graphrag.SubgraphQuery) (graphrag.Subgraph, error)
+	EmbeddingSpace() graphrag.EmbeddingSpace
 }
 
-// Bounds of one resolution: candidates looked up per new name, neighbours read as an entity's context,
-// vectors kept between extractions.
+// Bounds of one resolution: candidates looked up per new name by its words, passages searched by its
+// description's vector and the candidates taken from them, neighbours read as an entity's context, vectors
+// kept between extractions, extractions remembered until the store surely holds them.
 const (
 	maxCandidates = 8
+	nearPassages  = 4
+	maxNear       = 20
 	maxNeighbours = 40
 	maxCached     = 20000
+	maxRecent     = 64
 )
 
 // Resolver is the graphrag.Resolver of the ingester: it applies the edits in force, then resolves every
@@ -34,16 +43,32 @@ const (
 // score and evidence; a pair it is not sure of is proposed for review; a name whose passage's title
 // qualifies it otherwise than the entity of that key is kept apart under the title's key. Its writes are
 // edits only: the extraction itself is stored by the ingester.
+//
+// Candidates for a new name are the graph's entities found by its words, and, for a name with a
+// description, the entities of the passages nearest to the vector of its name and description ("München"
+// for Munich, which no word of it finds): that vector is compared with the store's passage vectors, so embed
+// must give vectors in the store's space (graphrag.SpaceEmbedder).
+//
+// Extractions are resolved one at a time, each against the graph and the extractions resolved before it
+// that the store may not hold yet (the ingester stores an extraction after its resolution, and extracts
+// several passages at once): two passages read at the same time see each other as they would one after the
+// other, so what is merged does not depend on which passages happened to be in flight together.
 type Resolver struct {
 	store  Store
 	embed  graphrag.Embedder
 	logger *slog.Logger
 
+	// order serialises resolutions; recent are the last extractions resolved, newest last.
+	order  sync.Mutex
+	recent []resolved
+
 	mu      sync.Mutex
 	vectors map[string][]float32
+	space   graphrag.EmbeddingSpace // the space the cached vectors are of
 }
 
-// New returns a resolver over store; embed (nil for none) gives the vectors of names with descriptions.
+// New returns a resolver over store; embed (nil for none) gives the vectors of names with descriptions, in
+// the store's embedding space (graphrag.SpaceEmbedder).
 func New(store Store, embed graphrag.Embedder, logger *slog.Logger) *Resolver {
 	return &Resolver{store: store, embed: embed, logger: logger, vectors: map[string][]float32{}}
 }
@@ -55,6 +80,18 @@ func (r *Resolver) Resolve(ctx context.Context, c graphrag.Chunk, x graphrag.Ext
 	if len(x.Entities) == 0 {
 		return x, nil
 	}
+	r.order.Lock()
+	defer r.order.Unlock()
+	// a passage resolved again (a retry, a re-extraction) is not compared with its own earlier resolution
+	r.recent = slices.DeleteFunc(r.recent, func(p resolved) bool { return p.chunk == c.ID })
+	out, err := r.resolve(ctx, c, x)
+	if err == nil {
+		r.remember(c, out)
+	}
+	return out, err
+}
+
+func (r *Resolver) resolve(ctx context.Context, c graphrag.Chunk, x graphrag.Extraction) (graphrag.Extraction, error) {
 	edits, err := r.store.Edits(ctx, graphrag.EditQuery{Keys: entityKeys(x), Statuses: []graphrag.EditStatus{graphrag.EditApplied}, Limit: 1000})
 	if err != nil {
 		return x, fmt.Errorf("resolve: read edits: %w", err)
@@ -89,10 +126,10 @@ func (r *Resolver) Resolve(ctx context.Context, c graphrag.Chunk, x graphrag.Ext
 			record = append(record, mergeEdit(kept.key, gone, d, c.ID))
 		}
 	}
-	// against the graph
-	stored, err := r.store.Entities(ctx, entityKeys(x))
+	// against the graph, and the extractions resolved before this one
+	stored, err := r.entities(ctx, entityKeys(x))
 	if err != nil {
-		return x, fmt.Errorf("resolve: read entities: %w", err)
+		return x, err
 	}
 	have := map[string]graphrag.Entity{}
 	for _, e := range stored {
@@ -103,13 +140,13 @@ func (r *Resolver) Resolve(ctx context.Context, c graphrag.Chunk, x graphrag.Ext
 			continue
 		}
 		if e, ok := have[m.key]; ok {
-			if k, ed, ok := r.homonym(ctx, c, m, e); ok {
-				to[m.key], names[k] = k, c.DocTitle
+			if k, name, ed, ok := r.homonym(ctx, c, m, e); ok {
+				to[m.key], names[k] = k, name
 				record = append(record, ed)
 			}
 			continue
 		}
-		ed, k, err := r.candidates(ctx, m, distinct)
+		ed, k, err := r.candidates(ctx, c, m, distinct)
 		if err != nil {
 			return x, err
 		}
@@ -165,6 +202,11 @@ func (r *Resolver) vectorize(ctx context.Context, ms []*Mention) error {
 	}
 	var todo []string
 	r.mu.Lock()
+	if sp := r.store.EmbeddingSpace(); sp != r.space {
+		// the store moved to another embedding model: vectors of the old one compare with nothing now
+		clear(r.vectors)
+		r.space = sp
+	}
 	for _, m := range ms {
 		if m.Description == "" {
 			continue
@@ -203,30 +245,87 @@ func (r *Resolver) vectorize(ctx context.Context, ms []*Mention) error {
 	return nil
 }
 
-// homonym checks a name whose key the graph holds: when the passage's title qualifies it ("Midway, Floyd
+// homonym checks a name whose key the graph holds. When the passage's title qualifies it ("Midway, Floyd
 // County, Iowa") and nothing around the stored entity says so, the name is another thing, kept under the
-// title's key, and the decision is recorded as a distinct pair.
-func (r *Resolver) homonym(ctx context.Context, c graphrag.Chunk, m mention, stored graphrag.Entity) (string, graphrag.Edit, bool) {
-	q, ok := titleQualifier(c.DocTitle, m.key)
-	if !ok {
-		return "", graphrag.Edit{}, false
+// title's key. When no title says so but both are described, in no common document, with nothing around
+// them in common and descriptions that disagree (Homonym), it is kept under its name qualified by its kind
+// or its passage's title ("Mercury (element)"), or goes to another entity of that name it does not
+// disagree with. Either decision is recorded as a distinct pair.
+func (r *Resolver) homonym(ctx context.Context, c graphrag.Chunk, m mention, stored graphrag.Entity) (string, string, graphrag.Edit, bool) {
+	q, titled := titleQualifier(c.DocTitle, m.key)
+	if !titled && (m.Description == "" || stored.Description == "") {
+		return "", "", graphrag.Edit{}, false
 	}
 	other, err := r.entityMention(ctx, stored)
-	if err != nil || names(other, q) {
-		if err != nil {
-			r.logger.Warn("resolve: read neighbours", "entity", stored.Key, "err", err)
+	if err != nil {
+		r.logger.Warn("resolve: read neighbours", "entity", stored.Key, "err", err)
+		return "", "", graphrag.Edit{}, false
+	}
+	if titled {
+		k := key(c.DocTitle)
+		if names(other, q) || k == m.key {
+			return "", "", graphrag.Edit{}, false
 		}
-		return "", graphrag.Edit{}, false
+		return k, c.DocTitle, distinctEdit(m, stored, k, c.DocTitle, "homonym", 0.1, c.ID,
+			fmt.Sprintf("the passage is about %s; nothing around %q in the graph says %s", c.DocTitle, stored.Name, q)), true
 	}
-	k := key(c.DocTitle)
-	if k == m.key {
-		return "", graphrag.Edit{}, false
+	if err := r.vectorize(ctx, []*Mention{&other}); err != nil {
+		r.logger.Warn("resolve: embed a stored name", "entity", stored.Key, "err", err)
+		return "", "", graphrag.Edit{}, false
 	}
-	ed := graphrag.Edit{ID: "d" + hashKeys(m.key, k), Kind: graphrag.EditDistinct, Status: graphrag.EditApplied,
-		Keys: []string{m.key, k}, Names: []string{stored.Name, c.DocTitle}, By: graphrag.ByResolver, Rule: "homonym", Score: 0.1,
-		Evidence: []string{fmt.Sprintf("the passage is about %s; nothing around %q in the graph says %s", c.DocTitle, stored.Name, q)},
-		Chunks:   []string{c.ID}, CreatedAt: time.Now().UTC()}
-	return k, ed, true
+	d, apart := Homonym(m.Mention, other)
+	if !apart {
+		return "", "", graphrag.Edit{}, false
+	}
+	qual := c.DocTitle
+	if typesConflict(m.Type, other.Type) {
+		qual = m.Type
+	}
+	name := m.Name + " (" + qual + ")"
+	k := key(name)
+	if key(qual) == "" || key(qual) == m.key || k == stored.Key {
+		return "", "", graphrag.Edit{}, false
+	}
+	// another entity of that name may be the thing this one is (a third Mercury, the element again)
+	if e, ok := r.sameNameElsewhere(ctx, m, stored.Key); ok {
+		k, name = e.Key, e.Name
+	}
+	return k, name, distinctEdit(m, stored, k, name, d.Rule, d.Score, c.ID, d.Evidence...), true
+}
+
+// sameNameElsewhere looks for an entity other than the one of key skip that is also called m's name and
+// does not disagree with it.
+func (r *Resolver) sameNameElsewhere(ctx context.Context, m mention, skip string) (graphrag.Entity, bool) {
+	found, err := r.store.SearchEntities(ctx, m.Name, maxCandidates)
+	if err != nil {
+		r.logger.Warn("resolve: search", "name", m.Name, "err", err)
+		return graphrag.Entity{}, false
+	}
+	for _, e := range withEntities(found, r.recentNamed(m.key)) {
+		if e.Key == skip || e.Key == m.key || !slices.ContainsFunc(e.Aliases, func(a string) bool { return key(a) == m.key }) {
+			continue
+		}
+		om, err := r.entityMention(ctx, e)
+		if err == nil {
+			err = r.vectorize(ctx, []*Mention{&om})
+		}
+		if err != nil {
+			r.logger.Warn("resolve: read a stored name", "entity", e.Key, "err", err)
+			continue
+		}
+		if _, apart := Homonym(m.Mention, om); !apart && !typesConflict(m.Type, om.Type) {
+			return e, true
+		}
+	}
+	return graphrag.Entity{}, false
+}
+
+// distinctEdit records that m, whose key the graph's entity stored has, is another thing, kept under key k
+// named name.
+func distinctEdit(m mention, stored graphrag.Entity, k, name, rule string, score float64, chunk string, evidence ...string) graphrag.Edit {
+	return graphrag.Edit{ID: "d" + hashKeys(m.key, k), Kind: graphrag.EditDistinct, Status: graphrag.EditApplied,
+		Keys: []string{m.key, k}, Names: []string{stored.Name, name}, By: graphrag.ByResolver, Rule: rule, Score: score,
+		Evidence: evidence, Chunks: []string{chunk}, CreatedAt: time.Now().UTC()}
 }
 
 // entityMention describes a stored entity, its neighbours' names and its aliases as its context.
@@ -242,12 +341,26 @@ func (r *Resolver) entityMention(ctx context.Context, e graphrag.Entity) (Mentio
 	return Mention{Name: e.Name, Type: e.Type, Description: e.Description, Docs: e.DocIDs, Context: ctxNames}, nil
 }
 
-// candidates looks the name up among the graph's names and decides on the best candidate: the key to
-// merge into with the merge recorded, or a proposal for review (no key), or nothing.
-func (r *Resolver) candidates(ctx context.Context, m mention, distinct map[string]bool) (*graphrag.Edit, string, error) {
+// candidates looks the name up among the graph's names (and those of the extractions resolved just
+// before), and among the entities of the passages nearest to its name and description, and decides on the
+// best candidate: the key to merge into with the merge recorded, or a proposal for review (no key), or
+// nothing.
+func (r *Resolver) candidates(ctx context.Context, c graphrag.Chunk, m mention, distinct map[string]bool) (*graphrag.Edit, string, error) {
 	found, err := r.store.SearchEntities(ctx, m.Name, maxCandidates)
 	if err != nil {
 		return nil, "", fmt.Errorf("resolve: search %q: %w", m.Name, err)
+	}
+	found = withEntities(found, r.recentNamed(m.key))
+	near, err := r.near(ctx, c, m)
+	if err != nil {
+		return nil, "", err
+	}
+	byMeaning := map[string]bool{}
+	for _, e := range near {
+		if indexOf(found, e.Key) < 0 {
+			found = append(found, e)
+			byMeaning[e.Key] = true
+		}
 	}
 	cands := make([]Mention, 0, len(found))
 	var keys []string
@@ -272,6 +385,9 @@ func (r *Resolver) candidates(ctx context.Context, m mention, distinct map[strin
 			if key(a) == m.key && d.Verdict != Distinct {
 				d = decide(0.95, "known alias", fmt.Sprintf("%q is a name of %q already", m.Name, cand.Name))
 			}
+		}
+		if byMeaning[keys[i]] && d.Verdict != Distinct {
+			d.Evidence = append(d.Evidence, fmt.Sprintf("found by meaning: %q is named in a passage near the description of %q", cand.Name, m.Name))
 		}
 		if d.Score > best.Score {
 			best, bestKey = d, keys[i]

@@ -83,10 +83,7 @@ func ingest(t *testing.T) (*sqlite.Store, *resolve.Resolver) {
 	}
 	res := resolve.New(st, hashEmbedder{}, quiet)
 	in := graphrag.NewIngester(st, hashEmbedder{}, rec, graphrag.IngestOptions{Workers: 1, ExtractConcurrency: 1, Resolver: res}, quiet)
-	runCtx, stop := context.WithCancel(ctx)
-	done := make(chan error, 1)
-	go func() { done <- in.Run(runCtx) }()
-	defer func() { stop(); <-done }()
+	defer runIngester(ctx, in)()
 	pending := map[string]string{}
 	for _, p := range passages {
 		doc, _, err := in.Submit(ctx, p.file, strings.NewReader("# "+p.title+"\n\n"+p.text+"\n"))

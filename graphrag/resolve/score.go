@@ -3,6 +3,7 @@ package resolve
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -78,6 +79,9 @@ func sameKey(a, b Mention, k string, desc float64) Decision {
 	case okb && !oka && !names(a, qb):
 		return decide(0.1, "homonym", fmt.Sprintf("one passage is about %s; nothing around the other says %s", b.Title, qb))
 	}
+	if d, apart := Homonym(a, b); apart {
+		return d
+	}
 	if sharesDoc(a, b) {
 		return decide(1, "same key", "the same name in one document")
 	}
@@ -96,6 +100,51 @@ func sameKey(a, b Mention, k string, desc float64) Decision {
 		return decide(1, "same key", fmt.Sprintf("the same name, found with %s in both", strings.Join(shared, ", ")))
 	}
 	return decide(0.95, "same key", "the same name")
+}
+
+// Homonym decides whether two mentions of one name are two things though no passage's title says so:
+// both described, of two known kinds (Score's kinds; a generic one such as "thing" or "concept" is no
+// kind), found in no common document, their neighbourhoods disagreeing (each found with at least two other
+// names, none of them in common) and their descriptions too (alike below 0.4). Each sign alone is too
+// common for one thing seen twice: an extraction gives a city the kind "city" here and "location" there,
+// describes Delhi by its distance in one document and by an office in another, and two documents about
+// one thing need not name anything else in common; apart reports false unless all say two.
+func Homonym(a, b Mention) (d Decision, apart bool) {
+	if a.Description == "" || b.Description == "" || sharesDoc(a, b) || !kindsDiffer(a.Type, b.Type) {
+		return Decision{}, false
+	}
+	k := key(a.Name)
+	if len(others(a.Context, k)) < 2 || len(others(b.Context, k)) < 2 || len(sharedContext(a, b, k)) > 0 {
+		return Decision{}, false
+	}
+	desc := descSimilarity(a, b)
+	if desc < 0 || desc >= 0.4 {
+		return Decision{}, false
+	}
+	return decide(0.1, "homonym: another kind", fmt.Sprintf("%q is a %s in one place and a %s in the other", a.Name, a.Type, b.Type),
+		fmt.Sprintf("descriptions alike at %.2f only", desc),
+		fmt.Sprintf("nothing around them in common (%s; %s)", strings.Join(others(a.Context, k)[:2], ", "),
+			strings.Join(others(b.Context, k)[:2], ", "))), true
+}
+
+// genericKinds name no kind of thing: an extraction that does not know gives them.
+var genericKinds = wordSet("thing concept entity other misc miscellaneous unknown item object term")
+
+// kindsDiffer reports whether two types are both real kinds and conflict.
+func kindsDiffer(a, b string) bool {
+	la, lb := strings.ToLower(strings.TrimSpace(a)), strings.ToLower(strings.TrimSpace(b))
+	return !genericKinds[la] && !genericKinds[lb] && typesKnownAlike(a, a) && typesKnownAlike(b, b) && typesConflict(a, b)
+}
+
+// others are the distinct keys of names other than k.
+func others(names []string, k string) []string {
+	var out []string
+	for _, n := range names {
+		if nk := key(n); nk != "" && nk != k && !slices.Contains(out, nk) {
+			out = append(out, nk)
+		}
+	}
+	return out
 }
 
 // abbreviation is the verdict on short, the initials of long's name (key lk): merged when the abbreviation
