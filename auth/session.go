@@ -57,8 +57,7 @@ func (s *Service) Login(ctx context.Context, name, password, client string) (Pri
 	}
 	s.Record(ctx, AuditEvent{Actor: a.Name, Action: "sign-in", Client: client})
 	s.purge(ctx, now)
-	p, err := s.withMemberships(ctx, Principal{Account: a, Role: a.Role, SessionID: digest(secret)})
-	return p, secret, err
+	return Principal{Account: a, Role: a.Role, SessionID: digest(secret)}, secret, nil
 }
 
 func (s *Service) throttled(name, client string, now time.Time) (time.Time, bool) {
@@ -118,7 +117,7 @@ func (s *Service) SessionPrincipal(ctx context.Context, secret string) (Principa
 			return Principal{}, err
 		}
 	}
-	return s.withMemberships(ctx, Principal{Account: a, Role: a.Role, SessionID: id})
+	return Principal{Account: a, Role: a.Role, SessionID: id}, nil
 }
 
 // liveAccount is the account with this ID when it exists and is enabled, else ErrCredentials.

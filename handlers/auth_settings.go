@@ -42,7 +42,6 @@ func (s *server) settingsView(c echo.Context, notice, problem string) (web.Setti
 		return p, err
 	}
 	p.Tokens = tokenRows(tokens, nil)
-	p.Workspaces = workspaceMenu(c)
 	return p, nil
 }
 
@@ -53,7 +52,7 @@ func tokenRows(tokens []auth.Token, owners map[string]string) []web.TokenRow {
 		if !t.UsedAt.IsZero() {
 			used = web.When(t.UsedAt)
 		}
-		out[i] = web.TokenRow{ID: t.ID, Name: t.Name, Role: string(t.Role), Owner: owners[t.AccountID], Workspace: t.Workspace,
+		out[i] = web.TokenRow{ID: t.ID, Name: t.Name, Role: string(t.Role), Owner: owners[t.AccountID],
 			Created: web.When(t.CreatedAt), Used: used, Revoked: t.Revoked()}
 	}
 	return out
@@ -96,7 +95,7 @@ func (s *server) tokenCreate(c echo.Context) error {
 	var t auth.Token
 	var token string
 	if err == nil {
-		t, token, err = s.Auth.CreateWorkspaceToken(c.Request().Context(), pr, c.FormValue("name"), role, c.FormValue("workspace"))
+		t, token, err = s.Auth.CreateToken(c.Request().Context(), pr, c.FormValue("name"), role)
 	}
 	if auth.IsInvalid(err) {
 		p, verr := s.settingsView(c, "", auth.Problem(err))
