@@ -33,6 +33,9 @@ type SummaryJobState struct {
 	Started   time.Time
 	Finished  time.Time // zero while running, and before any run
 	Cancelled bool
+	// Lapsed: the run was started without being asked, by the refresher, for the communities that
+	// changed when documents were added or removed and had a summary before (StartLapsed).
+	Lapsed bool
 }
 
 // NewSummaryJob returns the background runner of cs's summaries; its runs stop when ctx ends.
@@ -59,13 +62,24 @@ func (j *SummaryJob) Estimate(ctx context.Context, max int) (SummaryPlan, Commun
 // Start plans a run of at most max summaries (Communities.Plan) and writes them in the background. It
 // returns the plan at once, ErrSummarizing while another run goes on.
 func (j *SummaryJob) Start(max int) (SummaryPlan, error) {
+	return j.start(false, func(ctx context.Context) (SummaryPlan, error) { return j.cs.Plan(ctx, max) })
+}
+
+// StartLapsed is Start for the lapsed communities only (Communities.PlanLapsed): the summaries of
+// communities that changed when documents were added or removed, rewritten because they had one. The
+// run's state says so (Lapsed).
+func (j *SummaryJob) StartLapsed(max int) (SummaryPlan, error) {
+	return j.start(true, func(ctx context.Context) (SummaryPlan, error) { return j.cs.PlanLapsed(ctx, max) })
+}
+
+func (j *SummaryJob) start(lapsed bool, planned func(context.Context) (SummaryPlan, error)) (SummaryPlan, error) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if j.state.Running {
 		return SummaryPlan{}, ErrSummarizing
 	}
 	ctx := j.ctx
-	plan, err := j.cs.Plan(ctx, max)
+	plan, err := planned(ctx)
 	if err != nil {
 		return SummaryPlan{}, err
 	}
@@ -73,7 +87,8 @@ func (j *SummaryJob) Start(max int) (SummaryPlan, error) {
 		return plan, nil
 	}
 	runCtx, cancel := context.WithCancel(ctx)
-	j.state = SummaryJobState{Running: true, Plan: plan, Progress: SummaryProgress{Total: plan.Calls}, Started: time.Now()}
+	j.state = SummaryJobState{Running: true, Plan: plan, Progress: SummaryProgress{Total: plan.Calls}, Started: time.Now(),
+		Lapsed: lapsed}
 	j.cancel = cancel
 	j.done = make(chan struct{})
 	go j.run(runCtx, cancel, plan, j.done)

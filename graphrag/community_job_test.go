@@ -19,13 +19,8 @@ func TestSummaryJobStop(t *testing.T) {
 		rp.Delay = 150 * time.Millisecond
 		return rp, ok
 	}
-	env := newEnv(t, slow)
-	env.ingest(demoFiles(t))
+	env, cs := demoCommunities(t, slow)
 	ctx := context.Background()
-	cs := graphrag.NewCommunities(env.store, env.client, nil)
-	if _, err := cs.Refresh(ctx); err != nil {
-		t.Fatal(err)
-	}
 	job := graphrag.NewSummaryJob(ctx, cs)
 	plan, counts, err := job.Estimate(ctx, 100)
 	if err != nil || plan.Calls < 4 || plan.Calls != counts.Communities || summaryCalls(env.model) != 0 {

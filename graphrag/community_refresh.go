@@ -2,6 +2,7 @@ package graphrag
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"sync"
 	"time"
@@ -19,12 +20,16 @@ const (
 // ingester's progress and, after documents have finished ingesting or have been deleted or replaced,
 // recomputes the communities (Communities.Refresh: no model call), once for a batch of such changes:
 // when no document it heard of is still being read and none changed for the quiet delay, or when the
-// first change not yet recomputed is the longest delay old. Communities that came out the same keep their summaries; the others wait for a new one.
+// first change not yet recomputed is the longest delay old. Communities that came out the same keep their
+// summaries; the others wait for a new one, which the refresher asks for itself (WithResummaries) for
+// those that took the place of summarized ones.
 type CommunityRefresher struct {
 	cs          *Communities
 	quiet, most time.Duration
 	log         *slog.Logger
 	touch       chan struct{}
+	job         *SummaryJob
+	maxLapsed   int
 
 	mu      sync.Mutex
 	runs    int
@@ -45,6 +50,23 @@ func NewCommunityRefresher(cs *Communities, logger *slog.Logger) *CommunityRefre
 // (most). It returns r.
 func (r *CommunityRefresher) WithDelays(quiet, most time.Duration) *CommunityRefresher {
 	r.quiet, r.most = quiet, max(quiet, most)
+	return r
+}
+
+// DefaultMaxLapsed bounds the summaries one automatic run rewrites (WithResummaries); the others wait for
+// the next run.
+const DefaultMaxLapsed = 20
+
+// WithResummaries makes the refresher rewrite, after each recomputation, the summaries of the communities
+// that changed and had one before (the summaries were asked for: no community is summarized that was not),
+// through job, at most max of them a run (DefaultMaxLapsed when max <= 0): the run's model calls and tokens
+// are estimated before its first call and shown while it runs as those of a run started by hand. When a
+// run is going on already, the lapsed ones wait for its end. It returns r.
+func (r *CommunityRefresher) WithResummaries(job *SummaryJob, max int) *CommunityRefresher {
+	if max <= 0 {
+		max = DefaultMaxLapsed
+	}
+	r.job, r.maxLapsed = job, max
 	return r
 }
 
@@ -149,7 +171,29 @@ func (r *CommunityRefresher) refresh(ctx context.Context) {
 		return
 	}
 	r.log.Info("communities recomputed", "communities", counts.Communities, "summarized", counts.Summarized,
-		"took", time.Since(start).Round(time.Millisecond))
+		"lapsed", counts.Lapsed, "took", time.Since(start).Round(time.Millisecond))
+	if r.job != nil && counts.Lapsed > 0 {
+		r.resummarize(ctx)
+	}
+}
+
+// resummarize starts the rewriting of the lapsed summaries, or waits for the run going on to end and
+// recomputes then (which starts it).
+func (r *CommunityRefresher) resummarize(ctx context.Context) {
+	plan, err := r.job.StartLapsed(r.maxLapsed)
+	switch {
+	case errors.Is(err, ErrSummarizing):
+		go func() {
+			if r.job.Wait(ctx) == nil {
+				r.Touch()
+			}
+		}()
+	case err != nil:
+		r.log.Warn("summaries of changed communities not planned", "err", err)
+	case plan.Calls > 0:
+		r.log.Info("rewriting the summaries of changed communities", "calls", plan.Calls, "tokens_estimated", plan.Tokens(),
+			"left_for_later", plan.Left)
+	}
 }
 
 // Refreshes reports how many recomputations have run and the counts after the last that succeeded.

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hopwise/hopwise/graphrag"
+	"github.com/hopwise/hopwise/llm/llmtest"
 )
 
 // startRefresher runs a refresher of cs on env's ingester until the test ends.
@@ -170,4 +171,97 @@ func parts(links []graphrag.Link) map[string]string {
 		out[k] = find(k)
 	}
 	return out
+}
+
+// TestCommunityRefresherRewritesChangedSummaries: when a document changes a community that had a summary,
+// the refresher writes that summary again on its own, in a run whose calls are planned and shown; the
+// communities nobody asked a summary of stay without one.
+func TestCommunityRefresherRewritesChangedSummaries(t *testing.T) {
+	env, cs := demoCommunities(t, summaryModel)
+	ctx := context.Background()
+	job := graphrag.NewSummaryJob(ctx, cs)
+	if _, err := job.Start(2); err != nil {
+		t.Fatal(err)
+	}
+	if err := job.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	before, err := cs.List(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// a document that relates two members of a summarized community again, from a new passage
+	i := slices.IndexFunc(before, func(c graphrag.Community) bool { return c.Summarized() && len(c.Entities) >= 2 })
+	if i < 0 {
+		t.Fatalf("no summarized community of two members among %d", len(before))
+	}
+	members, err := env.store.Entities(ctx, before[i].Entities)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range members {
+		if one := strings.Fields(e.Name); len(one) == 1 && one[0][0] >= 'A' && one[0][0] <= 'Z' {
+			names = append(names, e.Name)
+		}
+	}
+	if len(names) < 2 {
+		t.Fatalf("community %v has fewer than two one-word names to write a passage with", before[i].Entities)
+	}
+	calls := summaryCalls(env.model)
+
+	r := graphrag.NewCommunityRefresher(cs, nil).WithDelays(50*time.Millisecond, time.Minute).WithResummaries(job, 10)
+	progress, stop := env.ingester.Subscribe()
+	runCtx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { defer close(done); r.Run(runCtx, progress) }()
+	t.Cleanup(func() { cancel(); stop(); <-done })
+	waitRefreshes(t, r, 1)
+	env.ingest(map[string]string{"update.md": "# Update\n\n" + names[0] + " now works closely with " + names[1] + ".\n"})
+	counts := waitRefreshes(t, r, 2)
+	deadline := time.Now().Add(20 * time.Second)
+	for !job.State().Lapsed || job.State().Running {
+		if time.Now().After(deadline) {
+			t.Fatalf("no summaries were rewritten after the change (counts %+v, state %+v)", counts, job.State())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	st := job.State()
+	after, err := cs.List(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Plan.Calls == 0 || st.Plan.Tokens() == 0 || st.Progress.Done != st.Plan.Calls || st.Err != "" {
+		t.Errorf("automatic run %+v: want its calls and tokens planned and every one done", st)
+	}
+	if got := summaryCalls(env.model) - calls; got != st.Plan.Calls {
+		t.Errorf("%d summary calls after the change, the run planned %d", got, st.Plan.Calls)
+	}
+	for _, c := range after {
+		kept := slices.ContainsFunc(before, func(o graphrag.Community) bool { return o.ID == c.ID && o.Signature == c.Signature && o.Summarized() })
+		// a community that took the place of a summarized one was rewritten (Successors now sees it
+		// summarized, so ask whether the one it replaced was)
+		replaced := slices.ContainsFunc(before, func(o graphrag.Community) bool {
+			return o.Summarized() && !(o.ID == c.ID && o.Signature == c.Signature) && graphrag.Successors([]graphrag.Community{o},
+				[]graphrag.Community{{ID: c.ID, Entities: c.Entities}})[c.ID]
+		})
+		if c.Summarized() != (kept || replaced) {
+			t.Errorf("community %v summarized %v; it kept a summary %v, took the place of a summarized one %v", c.Entities, c.Summarized(), kept, replaced)
+		}
+	}
+	if n, _ := cs.Counts(ctx); n.Lapsed != 0 {
+		t.Errorf("counts %+v after the rewrite: want none lapsed", n)
+	}
+}
+
+// demoCommunities ingests the demo with a model answering as model does and computes its communities.
+func demoCommunities(t *testing.T, model func(llmtest.Request) (llmtest.Reply, bool)) (*testEnv, *graphrag.Communities) {
+	t.Helper()
+	env := newEnv(t, model)
+	env.ingest(demoFiles(t))
+	cs := graphrag.NewCommunities(env.store, env.client, nil)
+	if _, err := cs.Refresh(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return env, cs
 }

@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/hopwise/hopwise/llm"
 )
@@ -41,6 +43,9 @@ type Communities struct {
 	store  communityGraph
 	client *llm.Client
 	log    *slog.Logger
+
+	mu     sync.Mutex
+	lapsed map[string]bool // IDs of communities that took the place of summarized ones, until summarized
 }
 
 // NewCommunities returns the communities of store's graph; client writes summaries (nil: Summarize
@@ -49,17 +54,26 @@ func NewCommunities(store communityGraph, client *llm.Client, logger *slog.Logge
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	return &Communities{store: store, client: client, log: logger}
+	return &Communities{store: store, client: client, log: logger, lapsed: map[string]bool{}}
 }
 
 // CommunityCounts says how many communities there are and how many have a current summary.
 type CommunityCounts struct {
 	Communities, Summarized int
+	// Lapsed counts the communities without a summary that took the place of summarized ones when
+	// documents were added or removed (PlanLapsed writes theirs again).
+	Lapsed int
 }
 
 // Refresh detects the communities of the graph as it is now and stores them; communities that did not
-// change keep their summaries, the others wait for a new one (SummaryPlan). It calls no model.
+// change keep their summaries, the others wait for a new one (SummaryPlan). A community that takes the
+// place of one that had a summary (Successors) is counted as lapsed until it has one again. It calls no
+// model.
 func (cs *Communities) Refresh(ctx context.Context) (CommunityCounts, error) {
+	before, err := cs.store.Communities(ctx)
+	if err != nil {
+		return CommunityCounts{}, fmt.Errorf("graphrag: communities: %w", err)
+	}
 	links, err := cs.store.GraphLinks(ctx)
 	if err != nil {
 		return CommunityCounts{}, fmt.Errorf("graphrag: communities: %w", err)
@@ -67,7 +81,54 @@ func (cs *Communities) Refresh(ctx context.Context) (CommunityCounts, error) {
 	if err := cs.store.PutCommunities(ctx, DetectCommunities(links)); err != nil {
 		return CommunityCounts{}, fmt.Errorf("graphrag: communities: %w", err)
 	}
-	return cs.Counts(ctx)
+	after, err := cs.List(ctx)
+	if err != nil {
+		return CommunityCounts{}, err
+	}
+	took := Successors(before, after)
+	cs.mu.Lock()
+	next := map[string]bool{}
+	for _, c := range after {
+		if !c.Summarized() && (cs.lapsed[c.ID] || took[c.ID]) {
+			next[c.ID] = true
+		}
+	}
+	cs.lapsed = next
+	cs.mu.Unlock()
+	return cs.counts(after), nil
+}
+
+// Successors are the IDs of the communities of after without a summary that took the place of summarized
+// ones of before: they share more than half of the members of the smaller of the two. A community of new
+// names only, or one that took a few members of a summarized one, is none.
+func Successors(before, after []Community) map[string]bool {
+	owner := map[string]int{} // member -> the summarized community of before it was in
+	for i, c := range before {
+		if c.Summarized() {
+			for _, k := range c.Entities {
+				owner[k] = i
+			}
+		}
+	}
+	out := map[string]bool{}
+	for _, c := range after {
+		if c.Summarized() {
+			continue
+		}
+		shared := map[int]int{}
+		for _, k := range c.Entities {
+			if i, ok := owner[k]; ok {
+				shared[i]++
+			}
+		}
+		for i, n := range shared {
+			if 2*n > min(len(before[i].Entities), len(c.Entities)) {
+				out[c.ID] = true
+				break
+			}
+		}
+	}
+	return out
 }
 
 // List returns the stored communities, heaviest first.
@@ -85,13 +146,22 @@ func (cs *Communities) Counts(ctx context.Context) (CommunityCounts, error) {
 	if err != nil {
 		return CommunityCounts{}, err
 	}
+	return cs.counts(list), nil
+}
+
+func (cs *Communities) counts(list []Community) CommunityCounts {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
 	n := CommunityCounts{Communities: len(list)}
 	for _, c := range list {
-		if c.Summarized() {
+		switch {
+		case c.Summarized():
 			n.Summarized++
+		case cs.lapsed[c.ID]:
+			n.Lapsed++
 		}
 	}
-	return n, nil
+	return n
 }
 
 // SummaryPlan is the work of one summary run, known before any model call: one call per community (more
@@ -116,6 +186,19 @@ type summaryJob struct {
 // Plan prepares the summaries of the heaviest communities without a current one, at most max of them
 // (DefaultMaxSummaries when max <= 0), and estimates their cost. It reads the store and calls no model.
 func (cs *Communities) Plan(ctx context.Context, max int) (SummaryPlan, error) {
+	return cs.plan(ctx, max, func(Community) bool { return true })
+}
+
+// PlanLapsed is Plan for the lapsed communities only: those that took the place of summarized ones when
+// documents were added or removed, whose summaries were asked for already.
+func (cs *Communities) PlanLapsed(ctx context.Context, max int) (SummaryPlan, error) {
+	cs.mu.Lock()
+	lapsed := maps.Clone(cs.lapsed)
+	cs.mu.Unlock()
+	return cs.plan(ctx, max, func(c Community) bool { return lapsed[c.ID] })
+}
+
+func (cs *Communities) plan(ctx context.Context, max int, want func(Community) bool) (SummaryPlan, error) {
 	if max <= 0 {
 		max = DefaultMaxSummaries
 	}
@@ -125,7 +208,7 @@ func (cs *Communities) Plan(ctx context.Context, max int) (SummaryPlan, error) {
 	}
 	var p SummaryPlan
 	for _, c := range list {
-		if c.Summarized() {
+		if c.Summarized() || !want(c) {
 			continue
 		}
 		if len(p.jobs) == max {
@@ -273,5 +356,11 @@ func (cs *Communities) summarizeOne(ctx context.Context, j summaryJob) error {
 		return err
 	}
 	c := j.community
-	return cs.store.SetCommunitySummary(ctx, c.ID, c.Signature, strings.TrimSpace(r.Title), strings.TrimSpace(r.Summary))
+	if err := cs.store.SetCommunitySummary(ctx, c.ID, c.Signature, strings.TrimSpace(r.Title), strings.TrimSpace(r.Summary)); err != nil {
+		return err
+	}
+	cs.mu.Lock()
+	delete(cs.lapsed, c.ID)
+	cs.mu.Unlock()
+	return nil
 }

@@ -163,12 +163,13 @@ func startCommunities(ctx context.Context, a *app) (summaries *graphrag.SummaryJ
 	ctx, cancel := context.WithCancel(ctx)
 	cs := graphrag.NewCommunities(a.store, a.llm, a.logger)
 	progress, unsubscribe := a.ingester.Subscribe()
+	summaries = graphrag.NewSummaryJob(ctx, cs)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		graphrag.NewCommunityRefresher(cs, a.logger).Run(ctx, progress)
+		// a community that changed when documents came or went gets its summary again if it had one
+		graphrag.NewCommunityRefresher(cs, a.logger).WithResummaries(summaries, 0).Run(ctx, progress)
 	}()
-	summaries = graphrag.NewSummaryJob(ctx, cs)
 	return summaries, func() {
 		cancel()
 		unsubscribe()
