@@ -63,6 +63,10 @@ func (s *Service) createAccount(ctx context.Context, name, password string, role
 	if err := s.store.PutAccount(ctx, a); err != nil {
 		return Account{}, err
 	}
+	// A new account is a member of the default workspace with its own role; an admin adds it to others.
+	if err := s.store.PutMembership(ctx, Membership{AccountID: a.ID, Workspace: DefaultWorkspace}); err != nil {
+		return Account{}, err
+	}
 	s.hasAccounts.Store(true)
 	return a, nil
 }

@@ -59,11 +59,8 @@ func lower(a, b Role) Role {
 	return b
 }
 
-// Principal is who a request comes from and the role it acts with.
-//
-// Workspaces plug in here: today an account's role holds in every workspace, so RoleIn ignores its argument.
-// When documents belong to workspaces, an account gains memberships (workspace, role), RoleIn reads the
-// membership of the workspace a request names, and every check, which already goes through RoleIn, follows.
+// Principal is who a request comes from and the role it acts with: Role for what concerns the account
+// (its tokens, managing accounts and workspaces), RoleIn (workspace.go) in a workspace.
 type Principal struct {
 	Account Account
 	// Role is the account's role, or for a token the lower of the token's and the account's.
@@ -72,12 +69,12 @@ type Principal struct {
 	SessionID, TokenID string
 	// Local marks the one person of a laptop install without accounts: Admin, nobody signed in.
 	Local bool
-}
 
-// RoleIn is the role the principal acts with in a workspace ("" the only workspace there is today).
-func (p Principal) RoleIn(workspace string) Role {
-	_ = workspace
-	return p.Role
+	// memberships are the account's workspaces with its role in each ("" its own); a token's role and
+	// workspace bound what it does in them.
+	memberships    map[string]Role
+	tokenRole      Role
+	tokenWorkspace string
 }
 
 // Name is how the audit log and the pages name the principal.

@@ -57,7 +57,8 @@ func (s *Service) Login(ctx context.Context, name, password, client string) (Pri
 	}
 	s.Record(ctx, AuditEvent{Actor: a.Name, Action: "sign-in", Client: client})
 	s.purge(ctx, now)
-	return Principal{Account: a, Role: a.Role, SessionID: digest(secret)}, secret, nil
+	p, err := s.withMemberships(ctx, Principal{Account: a, Role: a.Role, SessionID: digest(secret)})
+	return p, secret, err
 }
 
 func (s *Service) throttled(name, client string, now time.Time) (time.Time, bool) {
@@ -117,7 +118,7 @@ func (s *Service) SessionPrincipal(ctx context.Context, secret string) (Principa
 			return Principal{}, err
 		}
 	}
-	return Principal{Account: a, Role: a.Role, SessionID: id}, nil
+	return s.withMemberships(ctx, Principal{Account: a, Role: a.Role, SessionID: id})
 }
 
 // liveAccount is the account with this ID when it exists and is enabled, else ErrCredentials.

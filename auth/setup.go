@@ -77,5 +77,6 @@ func (s *Service) CompleteSetup(ctx context.Context, token, password, client str
 		return Principal{}, "", err
 	}
 	s.Record(ctx, AuditEvent{Actor: a.Name, Action: "sign-in", Client: client})
-	return Principal{Account: a, Role: a.Role, SessionID: digest(secret)}, secret, nil
+	p, err := s.withMemberships(ctx, Principal{Account: a, Role: a.Role, SessionID: digest(secret)})
+	return p, secret, err
 }

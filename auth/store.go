@@ -49,6 +49,8 @@ type Token struct {
 	Name      string
 	Hash      string
 	Role      Role // never above the account's at creation; the lower of both applies
+	// Workspace is the one workspace the token acts in; "" every workspace its account is a member of.
+	Workspace string
 	CreatedAt time.Time
 	UsedAt    time.Time // zero: never used
 	RevokedAt time.Time // zero: live
@@ -102,6 +104,17 @@ type Store interface {
 	Token(ctx context.Context, id string) (Token, error)
 	// Tokens lists the tokens of an account ("" every account's), newest first.
 	Tokens(ctx context.Context, accountID string) ([]Token, error)
+
+	// PutWorkspace creates a workspace or renames the one with its ID; Workspaces lists every workspace by
+	// ID. A store has the DefaultWorkspace from its start (or its migration to workspaces).
+	PutWorkspace(ctx context.Context, w Workspace) error
+	Workspaces(ctx context.Context) ([]Workspace, error)
+	// PutMembership makes an account a member of a workspace or changes its role there; DeleteMembership
+	// ends it (a membership gone is no error); Memberships lists an account's ("" every account's), by
+	// workspace then account. Deleting an account ends its memberships.
+	PutMembership(ctx context.Context, m Membership) error
+	DeleteMembership(ctx context.Context, accountID, workspace string) error
+	Memberships(ctx context.Context, accountID string) ([]Membership, error)
 
 	// AppendAudit adds an event to the audit log.
 	AppendAudit(ctx context.Context, e AuditEvent) error

@@ -14,6 +14,12 @@ const tokenPrefix = "hwt_"
 // CreateToken makes an API token for p's account with a role no higher than p's, and returns it with the
 // token itself, which is shown this once: the store keeps only its hash.
 func (s *Service) CreateToken(ctx context.Context, p Principal, name string, role Role) (Token, string, error) {
+	return s.CreateWorkspaceToken(ctx, p, name, role, "")
+}
+
+// CreateWorkspaceToken is CreateToken for a token that acts in workspace alone ("" every workspace of its
+// account), which p must be able to enter.
+func (s *Service) CreateWorkspaceToken(ctx context.Context, p Principal, name string, role Role, workspace string) (Token, string, error) {
 	if p.Local || p.Account.ID == "" {
 		return Token{}, "", fmt.Errorf("%w: API tokens belong to an account: create one first", ErrInvalid)
 	}
@@ -30,8 +36,11 @@ func (s *Service) CreateToken(ctx context.Context, p Principal, name string, rol
 	if !p.Role.Allows(role) {
 		return Token{}, "", fmt.Errorf("%w: a token cannot do more than its account: choose %s or lower", ErrInvalid, p.Role)
 	}
+	if workspace != "" && p.RoleIn(workspace) == "" {
+		return Token{}, "", fmt.Errorf("%w: you are no member of the workspace %q", ErrInvalid, workspace)
+	}
 	id, secret := randomHex(8), randomHex(32)
-	t := Token{ID: id, AccountID: p.Account.ID, Name: name, Hash: digest(secret), Role: role, CreatedAt: s.now()}
+	t := Token{ID: id, AccountID: p.Account.ID, Name: name, Hash: digest(secret), Role: role, Workspace: workspace, CreatedAt: s.now()}
 	if err := s.store.PutToken(ctx, t); err != nil {
 		return Token{}, "", err
 	}
@@ -101,5 +110,5 @@ func (s *Service) TokenPrincipal(ctx context.Context, token string) (Principal, 
 			return Principal{}, err
 		}
 	}
-	return Principal{Account: a, Role: lower(t.Role, a.Role), TokenID: t.ID}, nil
+	return s.withMemberships(ctx, Principal{Account: a, Role: lower(t.Role, a.Role), TokenID: t.ID, tokenRole: t.Role, tokenWorkspace: t.Workspace})
 }

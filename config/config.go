@@ -77,6 +77,7 @@ type Config struct {
 	Secret     string // signs CSRF tokens; empty: a random one per process
 	MaxConns   int    // connections served at once
 	StoreForce bool   // open an empty, schema-less or damaged store file anyway
+	Workspace  string // the workspace a command acts in (serve: every workspace)
 
 	AdminUser      string        // the first admin's name, on a store without accounts
 	AdminPassword  string        // the first admin's password; empty with AdminUser: a setup link is logged
@@ -250,6 +251,8 @@ func (c *Config) settings(lookup func(string) (string, bool)) []setting {
 		secret(&c.Secret, "secret", "secret that signs the pages' CSRF tokens; set the same one on every serve "+
 			"process behind a load balancer (empty: random at each start)", "HOPWISE_SECRET"),
 		integer(&c.MaxConns, "max-conns", "connections served at once; more wait to be accepted", 512, "HOPWISE_MAX_CONNS"),
+		str(&c.Workspace, "workspace", "the workspace a command reads and changes (an admin creates workspaces on the Admin page; "+
+			"`hopwise serve` serves every one)", "default", "HOPWISE_WORKSPACE"),
 		boolean(&c.StoreForce, "store-force", "open the SQLite file even when it is empty, holds no Hopwise schema or "+
 			"fails PRAGMA quick_check (the status page then says so)", false, "HOPWISE_STORE_FORCE"),
 

@@ -49,6 +49,13 @@ type Store interface {
 	Ping(ctx context.Context) error
 	// Kind names the back end for status pages ("sqlite", "neo4j").
 	Kind() string
+	// Workspace returns the store of one workspace (CheckWorkspaceID): a handle bound to it, whose every
+	// read and write reaches only that workspace's documents, chunks, graph, communities, edits,
+	// conversations and embedding state, so no call through it can see or change another workspace's.
+	// DefaultWorkspace is the store itself; another workspace starts empty on first use. The handle belongs
+	// to the store it came from and is closed with it (closing the handle does nothing); Workspace on a
+	// handle is Workspace on that store.
+	Workspace(ctx context.Context, id string) (Store, error)
 	Close() error
 }
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/hopwise/hopwise/auth"
+	"github.com/hopwise/hopwise/graphrag"
 	"github.com/hopwise/hopwise/web"
 	"github.com/labstack/echo/v4"
 )
@@ -40,9 +41,15 @@ func (s *server) access(next echo.HandlerFunc) echo.HandlerFunc {
 		if err != nil {
 			return err
 		}
+		var ws string
 		if p != nil {
+			if ws, err = s.chooseWorkspace(c, *p); err != nil {
+				return err
+			}
 			c.Set(principalKey, *p)
-			c.SetRequest(c.Request().WithContext(web.WithPermissions(c.Request().Context(), permissionsOf(*p))))
+			c.Set(workspaceKey, ws)
+			ctx := graphrag.WithWorkspace(web.WithPermissions(c.Request().Context(), permissionsOf(*p, ws)), ws)
+			c.SetRequest(c.Request().WithContext(ctx))
 		}
 		if rule.need == "" {
 			return next(c)
@@ -50,8 +57,16 @@ func (s *server) access(next echo.HandlerFunc) echo.HandlerFunc {
 		if p == nil {
 			return signInFirst(c)
 		}
-		if !p.RoleIn("").Allows(rule.need) {
-			return echo.NewHTTPError(http.StatusForbidden, fmt.Sprintf("Your role (%s) may not do this: it needs %s. An admin can change your role.", p.Role, rule.need))
+		// Account routes (settings, admin) need the account's role; the others the role in the workspace.
+		role, where := p.Role, ""
+		if !rule.account {
+			role, where = p.RoleIn(ws), " in this workspace"
+		}
+		if !role.Allows(rule.need) {
+			if role == "" {
+				return echo.NewHTTPError(http.StatusForbidden, "You are a member of no workspace yet: ask an admin to add you to one.")
+			}
+			return echo.NewHTTPError(http.StatusForbidden, fmt.Sprintf("Your role%s (%s) may not do this: it needs %s. An admin can change your role.", where, role, rule.need))
 		}
 		err = next(c)
 		if rule.audit != "" && err == nil && c.Response().Status < 400 && (!rule.confirmed || c.FormValue("confirmed") == "yes") {
@@ -62,9 +77,10 @@ func (s *server) access(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-// permissionsOf is what the pages offer p: the controls of the routes its role may use (routeRules).
-func permissionsOf(p auth.Principal) web.Permissions {
-	role := p.RoleIn("")
+// permissionsOf is what the pages offer p in workspace ws: the controls of the routes its role there may
+// use (routeRules).
+func permissionsOf(p auth.Principal, ws string) web.Permissions {
+	role := p.RoleIn(ws)
 	return web.Permissions{Edit: role.Allows(auth.Editor), Admin: role.Allows(auth.Admin)}
 }
 

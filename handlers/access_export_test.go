@@ -13,6 +13,10 @@ func RouteNeed(key string) (auth.Role, bool) {
 	return r.need, ok
 }
 
+// RouteOfAccount reports whether a route acts on the account (sign-in, settings, admin, the workspace
+// switch) rather than in a workspace.
+func RouteOfAccount(key string) bool { return routeRules[key].account }
+
 // RuleKeys lists the routes routeRules names.
 func RuleKeys() []string {
 	keys := make([]string, 0, len(routeRules))

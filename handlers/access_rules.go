@@ -12,6 +12,10 @@ type accessRule struct {
 	audit     string
 	confirmed bool
 	bare      bool
+	// account marks the routes of the account rather than of a workspace (sign-in, settings, admin, the
+	// workspace switch): they need the account's role; every other route the role in the request's
+	// workspace.
+	account bool
 }
 
 var (
@@ -24,6 +28,8 @@ var (
 
 func audited(r accessRule, action string) accessRule { r.audit = action; return r }
 
+func ofAccount(r accessRule) accessRule { r.account = true; return r }
+
 // routeRules holds the requirement of every route, by method and Echo path. A route missing here is
 // refused (access answers 500 and logs it) and fails TestEveryRouteDeclaresItsAccess, so a new route
 // cannot be left open by forgetting it. Readers ask and browse; editors also change documents and
@@ -35,20 +41,23 @@ var routeRules = map[string]accessRule{
 	"POST /login":   public,
 	"GET /setup":    public,
 	"POST /setup":   public,
-	"POST /logout":  reader,
+	"POST /logout":  ofAccount(reader),
 
-	"GET /settings":                    reader,
-	"POST /settings/password":          reader,
-	"POST /settings/tokens":            reader,
-	"POST /settings/tokens/:id/revoke": reader,
-	"POST /settings/sessions/end":      reader,
+	"GET /settings":                    ofAccount(reader),
+	"POST /settings/password":          ofAccount(reader),
+	"POST /settings/tokens":            ofAccount(reader),
+	"POST /settings/tokens/:id/revoke": ofAccount(reader),
+	"POST /settings/sessions/end":      ofAccount(reader),
+	"POST /workspace":                  ofAccount(reader),
 
-	"GET /admin":                     admin,
-	"POST /admin/users":              admin,
-	"POST /admin/users/:id/role":     admin,
-	"POST /admin/users/:id/disabled": admin,
-	"POST /admin/users/:id/password": admin,
-	"POST /admin/tokens/:id/revoke":  admin,
+	"GET /admin":                            ofAccount(admin),
+	"POST /admin/users":                     ofAccount(admin),
+	"POST /admin/users/:id/role":            ofAccount(admin),
+	"POST /admin/users/:id/disabled":        ofAccount(admin),
+	"POST /admin/users/:id/password":        ofAccount(admin),
+	"POST /admin/tokens/:id/revoke":         ofAccount(admin),
+	"POST /admin/workspaces":                ofAccount(admin), // auth.Service writes the audit log of these
+	"POST /admin/workspaces/:id/membership": ofAccount(admin),
 
 	"GET /":                               reader,
 	"POST /chat/ask":                      reader,

@@ -112,7 +112,7 @@ var readerMay = map[string]bool{
 	"POST /chat/ask": true, "POST /chat/stop/:run": true, "POST /chat/retry/:turn": true, "POST /api/ask": true, "POST /api/v1/ask": true,
 	"POST /v1/chat/completions": true, "POST /mcp": true, "POST /logout": true,
 	"POST /settings/password": true, "POST /settings/tokens": true, "POST /settings/tokens/:id/revoke": true,
-	"POST /settings/sessions/end": true,
+	"POST /settings/sessions/end": true, "POST /workspace": true,
 }
 
 // Every route of the router declares what it requires (a new route without a rule fails here, and is

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"errors"
 	"net/http"
 
 	"github.com/hopwise/hopwise/auth"
@@ -23,6 +24,10 @@ func (s *server) adminPage(c echo.Context) error {
 		notice = "The password was set, and the account's browsers were signed out: give the person the new password."
 	case "revoked":
 		notice = "The token was revoked."
+	case "workspace":
+		notice = "The workspace was created: add its members below."
+	case "membership":
+		notice = "The membership was changed."
 	}
 	p, err := s.adminView(c, notice, "")
 	if err != nil {
@@ -68,7 +73,62 @@ func (s *server) adminView(c echo.Context, notice, problem string) (web.AdminPag
 	for _, e := range events {
 		p.Audit = append(p.Audit, web.AuditRow{When: web.When(e.At), Actor: e.Actor, Action: e.Action, Target: e.Target, Client: e.Client, Detail: e.Detail})
 	}
-	return p, nil
+	p.Workspaces, err = s.workspaceRows(c, pr, owners)
+	return p, err
+}
+
+// workspaceRows lists every workspace with its members by name.
+func (s *server) workspaceRows(c echo.Context, pr auth.Principal, names map[string]string) ([]web.WorkspaceRow, error) {
+	ctx := c.Request().Context()
+	all, err := s.Auth.Workspaces(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ms, err := s.Auth.Memberships(ctx, pr, "")
+	if err != nil {
+		return nil, err
+	}
+	rows := make([]web.WorkspaceRow, len(all))
+	for i, w := range all {
+		rows[i] = web.WorkspaceRow{ID: w.ID, Name: w.Name}
+		for _, m := range ms {
+			if m.Workspace == w.ID {
+				rows[i].Members = append(rows[i].Members, web.MemberRow{AccountID: m.AccountID, Name: names[m.AccountID], Role: string(m.Role)})
+			}
+		}
+	}
+	return rows, nil
+}
+
+// workspaceCreate adds a workspace.
+func (s *server) workspaceCreate(c echo.Context) error {
+	if s.Auth == nil {
+		return echo.NewHTTPError(http.StatusNotFound, "Accounts are not available in this process.")
+	}
+	pr, _ := principalOf(c)
+	_, err := s.Auth.CreateWorkspace(c.Request().Context(), pr, c.FormValue("id"), c.FormValue("name"))
+	return s.adminDone(c, err, "workspace")
+}
+
+// membershipSet adds an account to a workspace, changes its role there (role "" its own), or with
+// remove=yes ends its membership.
+func (s *server) membershipSet(c echo.Context) error {
+	if s.Auth == nil {
+		return echo.NewHTTPError(http.StatusNotFound, "Accounts are not available in this process.")
+	}
+	pr, _ := principalOf(c)
+	var role auth.Role
+	var err error
+	if r := c.FormValue("role"); r != "" {
+		role, err = auth.ParseRole(r)
+	}
+	if err == nil {
+		err = s.Auth.SetMembership(c.Request().Context(), pr, c.FormValue("account"), c.Param("id"), role, c.FormValue("remove") == "yes")
+	}
+	if errors.Is(err, auth.ErrNotFound) {
+		return echo.NewHTTPError(http.StatusNotFound, "No such account or workspace.")
+	}
+	return s.adminDone(c, err, "membership")
 }
 
 // adminDone answers an admin form: back to the page after a change, the page with the problem otherwise.

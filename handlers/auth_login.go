@@ -31,6 +31,9 @@ func (s *server) routesAuth(e *echo.Echo) {
 	e.POST("/admin/users/:id/disabled", s.userDisabled)
 	e.POST("/admin/users/:id/password", s.userPassword)
 	e.POST("/admin/tokens/:id/revoke", s.adminTokenRevoke)
+	e.POST("/admin/workspaces", s.workspaceCreate)
+	e.POST("/admin/workspaces/:id/membership", s.membershipSet)
+	e.POST("/workspace", s.workspaceSwitch)
 }
 
 // signingIn reports whether this server asks anyone to sign in; without, the sign-in pages lead home.

@@ -42,6 +42,7 @@ func (s *server) settingsView(c echo.Context, notice, problem string) (web.Setti
 		return p, err
 	}
 	p.Tokens = tokenRows(tokens, nil)
+	p.Workspaces = workspaceMenu(c)
 	return p, nil
 }
 
@@ -52,7 +53,7 @@ func tokenRows(tokens []auth.Token, owners map[string]string) []web.TokenRow {
 		if !t.UsedAt.IsZero() {
 			used = web.When(t.UsedAt)
 		}
-		out[i] = web.TokenRow{ID: t.ID, Name: t.Name, Role: string(t.Role), Owner: owners[t.AccountID],
+		out[i] = web.TokenRow{ID: t.ID, Name: t.Name, Role: string(t.Role), Owner: owners[t.AccountID], Workspace: t.Workspace,
 			Created: web.When(t.CreatedAt), Used: used, Revoked: t.Revoked()}
 	}
 	return out
@@ -95,7 +96,7 @@ func (s *server) tokenCreate(c echo.Context) error {
 	var t auth.Token
 	var token string
 	if err == nil {
-		t, token, err = s.Auth.CreateToken(c.Request().Context(), pr, c.FormValue("name"), role)
+		t, token, err = s.Auth.CreateWorkspaceToken(c.Request().Context(), pr, c.FormValue("name"), role, c.FormValue("workspace"))
 	}
 	if auth.IsInvalid(err) {
 		p, verr := s.settingsView(c, "", auth.Problem(err))

@@ -19,5 +19,5 @@ func conversationScope(c echo.Context) graphrag.ConversationScope {
 	case p.Local:
 		return graphrag.AllConversations
 	}
-	return graphrag.ConversationScope{Owner: p.Account.ID, Unowned: p.RoleIn("").Allows(auth.Admin)}
+	return graphrag.ConversationScope{Owner: p.Account.ID, Unowned: p.RoleIn(workspaceOf(c)).Allows(auth.Admin)}
 }

@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"errors"
+	"net/http"
 
 	"github.com/hopwise/hopwise/graphrag"
 	"github.com/hopwise/hopwise/mcpserver"
@@ -21,16 +22,20 @@ type scopeKey struct{}
 // questions count against the same per-client rate and the same cap of answers being written as the
 // page's and the API's.
 func (s *server) routeMCP(e *echo.Echo) {
-	h := mcpserver.HTTPHandler(mcpserver.New(mcpserver.Options{
+	e.POST("/mcp", s.in(func(v *server, c echo.Context) error {
+		r := c.Request()
+		ctx := context.WithValue(context.WithValue(r.Context(), clientKey{}, c.RealIP()), scopeKey{}, conversationScope(c))
+		v.mcp().ServeHTTP(c.Response(), r.WithContext(ctx))
+		return nil
+	}), programAccess)
+}
+
+// newMCPHandler is the MCP server over this view's workspace, made on its first question.
+func (s *server) newMCPHandler() http.Handler {
+	return mcpserver.HTTPHandler(mcpserver.New(mcpserver.Options{
 		Service: s.service(), Chat: s.Chat, Logger: s.Logger, Admit: s.admitQuestion, MaxQuestionChars: s.Limits.MaxQuestionChars,
 		Scope: mcpScope,
 	}), s.Logger)
-	e.POST("/mcp", func(c echo.Context) error {
-		r := c.Request()
-		ctx := context.WithValue(context.WithValue(r.Context(), clientKey{}, c.RealIP()), scopeKey{}, conversationScope(c))
-		h.ServeHTTP(c.Response(), r.WithContext(ctx))
-		return nil
-	}, programAccess)
 }
 
 // admitQuestion lets an MCP question run when its client is within the rate and the cap of answers being

@@ -20,8 +20,8 @@ var modelCreated = time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC).Unix()
 // openai client libraries call.
 func (s *server) routesOpenAI(e *echo.Echo, askLimit echo.MiddlewareFunc) {
 	g := e.Group("/v1", programAccess)
-	g.GET("/models", s.v1Models)
-	g.POST("/chat/completions", s.chatCompletions, askLimit)
+	g.GET("/models", s.in((*server).v1Models))
+	g.POST("/chat/completions", s.in((*server).chatCompletions), askLimit)
 }
 
 func (s *server) v1Models(c echo.Context) error {

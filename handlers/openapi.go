@@ -147,6 +147,9 @@ func openAPIDocument() map[string]any {
 				"(streamable HTTP). Once the server has accounts, every call sends an API token (created on the " +
 				"Settings page) as Authorization: Bearer hwt_...; it acts with the token's role (reader, editor or " +
 				"admin) and gets 401 without one, 403 above its role. A laptop install without accounts needs none. " +
+				"Every call acts in one workspace, whose documents, graph and conversations alone it reads and changes: " +
+				"the header X-Hopwise-Workspace names it (else the default workspace, or the first of the caller's); a " +
+				"token limited to one workspace acts in it; a workspace the caller is no member of is 403. " +
 				"Pages of other sites in a browser are refused."},
 		"servers": []any{map[string]any{"url": "/"}},
 		"paths":   paths,

@@ -22,6 +22,7 @@ func meta(c echo.Context, title string, nav web.Nav) web.Meta {
 	if p, ok := principalOf(c); ok && !p.Local {
 		m.User, m.Admin = p.Name(), p.Role == auth.Admin
 	}
+	m.Workspace, m.Workspaces = workspaceOf(c), workspaceMenu(c)
 	return m
 }
 

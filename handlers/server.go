@@ -4,11 +4,13 @@ package handlers
 
 import (
 	"cmp"
+	"context"
 	"crypto/rand"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/netip"
+	"sync"
 	"time"
 
 	"github.com/hopwise/hopwise/apiv1"
@@ -81,6 +83,10 @@ type Deps struct {
 	// Summaries writes the community summaries from the graph page (graph_communities.go); nil: the page
 	// shows the topics' counts only.
 	Summaries Summaries
+	// Workspaces opens a workspace's parts by ID (workspace.go); every request acts in one. Nil: one
+	// workspace, the default, whose parts are the fields above. Set, the fields above are not used: every
+	// route reaches a workspace's parts through it, and one that did not would find none.
+	Workspaces func(ctx context.Context, id string) (*Workspace, error)
 }
 
 // server holds the dependencies every handler shares.
@@ -94,6 +100,9 @@ type server struct {
 	// groupNotFound holds the paths of the routes Echo adds for a group's unknown addresses (access lets
 	// them answer 404).
 	groupNotFound map[string]bool
+	// views are the workspaces' views of the server (workspace.go); mcp is this view's MCP handler.
+	views *views
+	mcp   func() http.Handler
 }
 
 // New returns the Echo instance with every route and middleware.
@@ -110,7 +119,13 @@ func New(d Deps) *echo.Echo {
 	if d.Closing == nil {
 		d.Closing = make(chan struct{})
 	}
-	s := &server{Deps: d, asks: newAskRegistry(d.Limits.MaxRunning), runs: newPageRuns(), askRate: newRateStore(d.Limits.AskPerMinute)}
+	s := &server{Deps: d, asks: newAskRegistry(d.Limits.MaxRunning), runs: newPageRuns(), askRate: newRateStore(d.Limits.AskPerMinute), views: &views{}}
+	s.mcp = sync.OnceValue(s.newMCPHandler)
+	if d.Workspaces != nil {
+		// Every route reaches a workspace's parts through its view (in): the server itself has none, so a
+		// route registered without in fails rather than serving the default workspace to everyone.
+		s.Store, s.Ingester, s.Chat, s.Retriever, s.Reindex, s.Summaries = nil, nil, nil, nil, nil, nil
+	}
 	e := echo.New()
 	e.HideBanner = true
 	e.HidePort = true
@@ -138,52 +153,52 @@ func (s *server) routes(e *echo.Echo) {
 	e.GET("/healthz", health)
 	e.GET("/static/*", serveStatic())
 
-	e.GET("/", s.chatPage)
-	e.POST("/chat/ask", s.chatAsk, askLimit)
-	e.GET("/chat/stream/:run", s.chatStream)
-	e.POST("/chat/stop/:run", s.chatStop)
-	e.POST("/chat/retry/:turn", s.chatRetry, askLimit)
-	e.POST("/chat/conversations/:id/rename", s.conversationRename)
-	e.POST("/chat/conversations/:id/delete", s.conversationDelete)
-	e.GET("/passages/:id", s.passageRedirect)
+	e.GET("/", s.in((*server).chatPage))
+	e.POST("/chat/ask", s.in((*server).chatAsk), askLimit)
+	e.GET("/chat/stream/:run", s.in((*server).chatStream))
+	e.POST("/chat/stop/:run", s.in((*server).chatStop))
+	e.POST("/chat/retry/:turn", s.in((*server).chatRetry), askLimit)
+	e.POST("/chat/conversations/:id/rename", s.in((*server).conversationRename))
+	e.POST("/chat/conversations/:id/delete", s.in((*server).conversationDelete))
+	e.GET("/passages/:id", s.in((*server).passageRedirect))
 
-	e.GET("/documents", s.documentsPage)
-	e.POST("/documents", s.documentsUpload, uploadLimit)
-	e.POST("/documents/url", s.documentsAddURL, uploadLimit)
-	e.POST("/documents/samples", s.documentsSamples, uploadLimit)
-	e.GET("/documents/events", s.documentEvents)
-	e.GET("/documents/:id", s.documentPage)
-	e.GET("/documents/:id/original", s.documentOriginal)
-	e.POST("/documents/:id/delete", s.documentDelete)
-	e.POST("/documents/:id/retry", s.documentRetry)
-	e.POST("/documents/:id/replace", s.documentsUpload, uploadLimit)
+	e.GET("/documents", s.in((*server).documentsPage))
+	e.POST("/documents", s.in((*server).documentsUpload), uploadLimit)
+	e.POST("/documents/url", s.in((*server).documentsAddURL), uploadLimit)
+	e.POST("/documents/samples", s.in((*server).documentsSamples), uploadLimit)
+	e.GET("/documents/events", s.in((*server).documentEvents))
+	e.GET("/documents/:id", s.in((*server).documentPage))
+	e.GET("/documents/:id/original", s.in((*server).documentOriginal))
+	e.POST("/documents/:id/delete", s.in((*server).documentDelete))
+	e.POST("/documents/:id/retry", s.in((*server).documentRetry))
+	e.POST("/documents/:id/replace", s.in((*server).documentsUpload), uploadLimit)
 
-	e.GET("/graph", s.graphPage)
-	e.GET("/graph/entity", s.graphEntity)
-	e.GET("/graph/relation", s.graphRelation)
-	e.GET("/graph/duplicates", s.duplicatesPage)
-	e.POST("/graph/duplicates/:id/merge", s.duplicateMerge)
-	e.POST("/graph/duplicates/:id/distinct", s.duplicateDistinct)
-	e.POST("/graph/edits/:id/undo", s.editUndo)
-	e.GET("/graph/entities/edit", s.entityEditPage)
-	e.POST("/graph/entities/edit", s.entityEditPost)
-	e.GET("/graph/communities", s.graphCommunities)
-	e.POST("/graph/communities/summaries", s.graphSummarize)
-	e.POST("/graph/communities/stop", s.graphSummariesStop)
+	e.GET("/graph", s.in((*server).graphPage))
+	e.GET("/graph/entity", s.in((*server).graphEntity))
+	e.GET("/graph/relation", s.in((*server).graphRelation))
+	e.GET("/graph/duplicates", s.in((*server).duplicatesPage))
+	e.POST("/graph/duplicates/:id/merge", s.in((*server).duplicateMerge))
+	e.POST("/graph/duplicates/:id/distinct", s.in((*server).duplicateDistinct))
+	e.POST("/graph/edits/:id/undo", s.in((*server).editUndo))
+	e.GET("/graph/entities/edit", s.in((*server).entityEditPage))
+	e.POST("/graph/entities/edit", s.in((*server).entityEditPost))
+	e.GET("/graph/communities", s.in((*server).graphCommunities))
+	e.POST("/graph/communities/summaries", s.in((*server).graphSummarize))
+	e.POST("/graph/communities/stop", s.in((*server).graphSummariesStop))
 
-	e.GET("/status", s.statusPage)
-	e.GET("/status/reindex", s.statusReindexProgress)
-	e.POST("/status/reindex", s.statusReindex)
+	e.GET("/status", s.in((*server).statusPage))
+	e.GET("/status/reindex", s.in((*server).statusReindexProgress))
+	e.POST("/status/reindex", s.in((*server).statusReindex))
 
-	e.GET("/api/status", statusJSON(s.Status))
-	e.GET("/api/documents", s.apiDocuments)
-	e.POST("/api/documents", s.apiUpload, uploadLimit)
-	e.POST("/api/documents/url", s.apiAddURL, uploadLimit)
-	e.GET("/api/documents/:id", s.apiDocument)
-	e.DELETE("/api/documents/:id", s.apiDocumentDelete)
-	e.GET("/api/graph/entities", s.apiEntities)
-	e.GET("/api/graph/neighborhood", s.apiNeighborhood)
-	e.POST("/api/ask", s.apiAsk, askLimit)
+	e.GET("/api/status", s.in(func(v *server, c echo.Context) error { return statusJSON(v.Status)(c) }))
+	e.GET("/api/documents", s.in((*server).apiDocuments))
+	e.POST("/api/documents", s.in((*server).apiUpload), uploadLimit)
+	e.POST("/api/documents/url", s.in((*server).apiAddURL), uploadLimit)
+	e.GET("/api/documents/:id", s.in((*server).apiDocument))
+	e.DELETE("/api/documents/:id", s.in((*server).apiDocumentDelete))
+	e.GET("/api/graph/entities", s.in((*server).apiEntities))
+	e.GET("/api/graph/neighborhood", s.in((*server).apiNeighborhood))
+	e.POST("/api/ask", s.in((*server).apiAsk), askLimit)
 
 	s.routesV1(e, askLimit, uploadLimit)
 	s.routeMCP(e)
@@ -231,6 +246,9 @@ func requestLog(logger *slog.Logger) echo.MiddlewareFunc {
 				"status", c.Response().Status, "duration", time.Since(start).Round(time.Millisecond), "client", c.RealIP()}
 			if p, ok := principalOf(c); ok && !p.Local {
 				attrs = append(attrs, "user", p.Name())
+			}
+			if ws := workspaceOf(c); ws != "" {
+				attrs = append(attrs, "workspace", ws)
 			}
 			logger.Info("request", attrs...)
 			return nil

@@ -24,11 +24,14 @@ type SettingsPage struct {
 	NewToken, NewTokenName string
 	Roles                  []string // the roles a new token may take: the account's and those below
 	Tokens                 []TokenRow
+	// Workspaces are those a new token may be limited to (the account's).
+	Workspaces []WorkspaceOption
 }
 
 // TokenRow is an API token as listed; the token itself is never shown again.
 type TokenRow struct {
 	ID, Name, Role, Owner string
+	Workspace             string // "" every workspace of its account
 	Created, Used         string
 	Revoked               bool
 }
@@ -42,7 +45,18 @@ type AdminPage struct {
 	Users         []UserRow
 	Tokens        []TokenRow
 	Audit         []AuditRow
+	Workspaces    []WorkspaceRow
 }
+
+// WorkspaceRow is a workspace as the admin page lists it, with its members (admins, in every workspace,
+// are listed only where they are members).
+type WorkspaceRow struct {
+	ID, Name string
+	Members  []MemberRow
+}
+
+// MemberRow is an account's membership of a workspace; Role "" is the account's own.
+type MemberRow struct{ AccountID, Name, Role string }
 
 // UserRow is an account as the admin page lists it; Self is the admin's own (which they cannot change).
 type UserRow struct {

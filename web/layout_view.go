@@ -26,6 +26,23 @@ type Meta struct {
 	// accounts); Admin shows the admin page in the navigation.
 	User  string
 	Admin bool
+	// Workspace is the workspace the page shows; Workspaces those the viewer may switch to (the header
+	// offers the switch when there are two or more).
+	Workspace  string
+	Workspaces []WorkspaceOption
+}
+
+// WorkspaceOption is a workspace the page header's switch offers.
+type WorkspaceOption struct{ ID, Name string }
+
+// workspaceName is the name of the workspace with this ID among options, or the ID.
+func workspaceName(options []WorkspaceOption, id string) string {
+	for _, o := range options {
+		if o.ID == id {
+			return o.Name
+		}
+	}
+	return id
 }
 
 // csrfHeaders is the hx-headers value that makes htmx send the CSRF token with every request.

@@ -22,6 +22,7 @@ func Run(t *testing.T, newStore func(t *testing.T) auth.Store) {
 		{"sessions round trip, touch, delete and purge", testSessions},
 		{"tokens round trip and a revocation sticks", testTokens},
 		{"audit log newest first", testAudit},
+		{"workspaces and memberships round trip", testWorkspaces},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, t.Context(), newStore(t)) })
@@ -141,7 +142,7 @@ func testTokens(t *testing.T, ctx context.Context, s auth.Store) {
 	putAccounts(t, ctx, s, "a1", "a2")
 	tokens := []auth.Token{
 		{ID: "t1", AccountID: "a1", Name: "laptop script", Hash: "h1", Role: auth.Reader, CreatedAt: at(0)},
-		{ID: "t2", AccountID: "a2", Name: "ci", Hash: "h2", Role: auth.Editor, CreatedAt: at(time.Hour)},
+		{ID: "t2", AccountID: "a2", Name: "ci", Hash: "h2", Role: auth.Editor, CreatedAt: at(time.Hour), Workspace: "hr"},
 		{ID: "t3", AccountID: "a1", Name: "mcp", Hash: "h3", Role: auth.Editor, CreatedAt: at(2 * time.Hour)},
 	}
 	for _, tk := range tokens {

@@ -96,6 +96,7 @@ func RunService(t *testing.T, newStore func(t *testing.T) auth.Store) {
 		{"changing the password ends the other sessions", testChangePassword},
 		{"the last admin stays an admin", testLastAdmin},
 		{"an admin sets a forgotten password", testSetPassword},
+		{"roles hold per workspace; tokens keep to their workspace", testWorkspaceRoles},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, newServiceFixture(t, newStore(t))) })

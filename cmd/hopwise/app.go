@@ -25,7 +25,9 @@ type app struct {
 	cfg       *config.Config
 	logger    *slog.Logger
 	llm       *llm.Client
-	store     graphrag.Store
+	store     graphrag.Store // the workspace's the command acts in
+	root      graphrag.Store // the store every workspace belongs to (store for the default workspace)
+	dim       int            // the dimension the store was opened with (0: the one it recorded)
 	retriever *graphrag.Retriever
 	ingester  *graphrag.Ingester
 	reindexer *graphrag.Reindexer   // moves the store to the configured models (reindex.go)
@@ -75,11 +77,21 @@ func newClient(cfg *config.Config, logger *slog.Logger) *llm.Client {
 // wire opens the store for embeddings of dimension dim (0: the dimension the store recorded) and builds the
 // parts that read and fill it.
 func wire(ctx context.Context, cfg *config.Config, logger *slog.Logger, client *llm.Client, dim int) (*app, error) {
-	store, err := openStore(ctx, cfg, dim, logger)
+	root, err := openStore(ctx, cfg, dim, logger)
 	if err != nil {
 		return nil, err
 	}
-	a := &app{cfg: cfg, logger: logger, llm: client, store: store}
+	store, err := workspaceStore(ctx, root, cfg.Workspace)
+	if err != nil {
+		root.Close()
+		return nil, err
+	}
+	return wireStore(cfg, logger, client, dim, root, store), nil
+}
+
+// wireStore builds the parts that read and fill store, a workspace of root.
+func wireStore(cfg *config.Config, logger *slog.Logger, client *llm.Client, dim int, root, store graphrag.Store) *app {
+	a := &app{cfg: cfg, logger: logger, llm: client, store: store, root: root, dim: dim}
 	embed := spaceEmbedder(cfg, logger, client, store, dim)
 	a.retriever = graphrag.NewRetriever(store, embed)
 	var extractor graphrag.ChunkExtractor = graphrag.NewLLMExtractor(client).WithEntityTypes(cfg.EntityTypeList())
@@ -99,7 +111,7 @@ func wire(ctx context.Context, cfg *config.Config, logger *slog.Logger, client *
 			}
 		}}
 	a.reindexer = graphrag.NewReindexer(store, client, graphrag.EmbeddingSpace{Model: cfg.EmbedModel, Dim: dim}, logger).WithGraph(a.graph)
-	return a, nil
+	return a
 }
 
 // embedDim is the configured embedding dimension, or the one the embedding model answers with.
@@ -141,6 +153,9 @@ func openStore(ctx context.Context, cfg *config.Config, dim int, logger *slog.Lo
 
 // Close releases what openApp opened.
 func (a *app) Close() error {
+	if a.root != nil {
+		return a.root.Close()
+	}
 	if a.store == nil {
 		return nil
 	}

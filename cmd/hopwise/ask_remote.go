@@ -37,6 +37,9 @@ func askRemote(ctx context.Context, cfg *config.Config, question string, emit fu
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "text/event-stream")
+	if cfg.Workspace != "" && cfg.Workspace != "default" { // a token limited to one workspace acts in it unasked
+		req.Header.Set("X-Hopwise-Workspace", cfg.Workspace)
+	}
 	if cfg.RemoteToken != "" {
 		req.Header.Set("Authorization", "Bearer "+cfg.RemoteToken)
 	}

@@ -41,7 +41,7 @@ func usageError(err error) error { return fmt.Errorf("%w: %w", errUsage, err) }
 // is visible to every user in `ps`.
 var (
 	logFlags   = []string{"log-level", "log-json"}
-	storeFlags = []string{"data-dir", "neo4j-uri", "neo4j-user", "neo4j-database", "store-force"}
+	storeFlags = []string{"data-dir", "neo4j-uri", "neo4j-user", "neo4j-database", "store-force", "workspace"}
 	modelFlags = []string{"llm-base-url", "llm-model", "embed-base-url", "embed-model", "embed-dim", "llm-structured-mode",
 		"llm-timeout", "llm-stream-idle-timeout", "llm-concurrency", "llm-retries", "llm-max-output-tokens",
 		"llm-frequency-penalty", "llm-compact-schema"}

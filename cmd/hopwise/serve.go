@@ -14,6 +14,7 @@ import (
 
 	"github.com/hopwise/hopwise/agent"
 	"github.com/hopwise/hopwise/config"
+	"github.com/hopwise/hopwise/graphrag"
 	"github.com/hopwise/hopwise/graphrag/parse"
 	"github.com/hopwise/hopwise/handlers"
 )
@@ -42,6 +43,9 @@ const shutdownGrace = 20 * time.Second
 const followInterval = 2 * time.Second
 
 func serve(ctx context.Context, e *env, cfg *config.Config, logger *slog.Logger) error {
+	if cfg.Workspace != "" && cfg.Workspace != graphrag.DefaultWorkspace {
+		return usageError(fmt.Errorf("serve serves every workspace: --workspace (HOPWISE_WORKSPACE) names the one the other commands act in"))
+	}
 	a, ag, err := openAgentWith(ctx, cfg, logger, openReindexable)
 	if err != nil {
 		return err
@@ -53,7 +57,7 @@ func serve(ctx context.Context, e *env, cfg *config.Config, logger *slog.Logger)
 		logger.Info("scanned PDFs are read with OCR", "ocr", tools.Version)
 	}
 
-	accounts, setup, err := openAccounts(ctx, a.store, cfg, logger)
+	accounts, setup, err := openAccounts(ctx, a.root, cfg, logger)
 	if err != nil {
 		return err
 	}
@@ -78,7 +82,7 @@ func serve(ctx context.Context, e *env, cfg *config.Config, logger *slog.Logger)
 	}
 
 	closing := make(chan struct{})
-	h := handlers.New(handlers.Deps{
+	deps := handlers.Deps{
 		Logger: logger, Status: a.status, Store: a.store, Ingester: a.ingester, Chat: agent.NewChat(ag, a.store).WithLease(cfg.Lease),
 		Retriever: a.retriever, Reindex: a.reindexer,
 		Limits: handlers.Limits{
@@ -87,7 +91,14 @@ func serve(ctx context.Context, e *env, cfg *config.Config, logger *slog.Logger)
 		},
 		PublicHosts: strings.Split(cfg.PublicHost, ","), Secret: []byte(cfg.Secret),
 		Closing: closing, Auth: accounts, TrustedProxies: proxies, Summaries: summaries,
-	})
+	}
+	// Every request acts in a workspace: the default one's parts are the above, another's are opened on its
+	// first request and run their jobs until the server stops.
+	others := newWorkspaceEngines(context.WithoutCancel(ctx), a, &handlers.Workspace{Store: deps.Store, Ingester: deps.Ingester,
+		Chat: deps.Chat, Retriever: deps.Retriever, Reindex: deps.Reindex, Summaries: deps.Summaries, Status: deps.Status})
+	defer others.stop()
+	deps.Workspaces = others.workspace
+	h := handlers.New(deps)
 	ln, err := handlers.Listen(cfg.Addr, cfg.MaxConns)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", cfg.Addr, err)

@@ -175,9 +175,9 @@ func (s *Store) PurgeSessions(ctx context.Context, seenBefore, createdBefore tim
 // PutToken creates a token or replaces the one with its ID; a revocation stays.
 func (s *Store) PutToken(ctx context.Context, t auth.Token) error {
 	return s.authWrite(ctx, "put token", `MERGE (n:ApiToken {id: $id})
-		ON CREATE SET n.accountId = $account, n.hash = $hash, n.createdAt = $created
+		ON CREATE SET n.accountId = $account, n.hash = $hash, n.createdAt = $created, n.workspace = $workspace
 		SET n.name = $name, n.role = $role, n.usedAt = $used, n.revokedAt = coalesce(n.revokedAt, $revoked)`,
-		map[string]any{"id": t.ID, "account": t.AccountID, "hash": t.Hash, "created": optional(t.CreatedAt),
+		map[string]any{"id": t.ID, "account": t.AccountID, "hash": t.Hash, "created": optional(t.CreatedAt), "workspace": t.Workspace,
 			"name": t.Name, "role": string(t.Role), "used": optional(t.UsedAt), "revoked": optional(t.RevokedAt)})
 }
 
@@ -208,7 +208,7 @@ func (s *Store) tokens(ctx context.Context, cypher string, params map[string]any
 		return auth.Token{
 			ID: asString(m["id"]), AccountID: asString(m["accountId"]), Name: asString(m["name"]), Hash: asString(m["hash"]),
 			Role: auth.Role(asString(m["role"])), CreatedAt: asTime(m["createdAt"]), UsedAt: asTime(m["usedAt"]),
-			RevokedAt: asTime(m["revokedAt"]),
+			RevokedAt: asTime(m["revokedAt"]), Workspace: asString(m["workspace"]),
 		}
 	})
 }

@@ -60,7 +60,12 @@ func (s *Store) ensureSchema(ctx context.Context) error {
 	if err := s.checkModel(ctx); err != nil {
 		return err
 	}
-	stmts := append(slices.Concat(schemaStatements, authSchemaStatements), vectorIndexStatement(s.slot, s.opt.EmbedDim))
+	// the records every workspace shares, created with the default's schema
+	shared := slices.Concat(authSchemaStatements, workspaceSchemaStatements)
+	if s.workspace != "" {
+		shared = nil
+	}
+	stmts := append(slices.Concat(schemaStatements, shared), vectorIndexStatement(s.slot, s.opt.EmbedDim))
 	for _, stmt := range stmts {
 		err := s.write(ctx, func(ctx context.Context, tx neo4j.ManagedTransaction) error {
 			return exec(ctx, tx, stmt, nil)
@@ -89,8 +94,8 @@ func (s *Store) vectorIndexDim(ctx context.Context) (int, error) {
 	var dim int
 	err := s.read(ctx, func(ctx context.Context, tx neo4j.ManagedTransaction) error {
 		records, err := query(ctx, tx, `SHOW INDEXES YIELD name, type, labelsOrTypes, properties, options
-			WHERE type = 'VECTOR' AND (name = $name OR ('Chunk' IN labelsOrTypes AND $prop IN properties))
-			RETURN options`, map[string]any{"name": slotIndex[s.slot], "prop": slotProperty[s.slot]})
+			WHERE type = 'VECTOR' AND (name = $name OR ($label IN labelsOrTypes AND $prop IN properties))
+			RETURN options`, map[string]any{"name": slotIndex[s.slot], "label": "Chunk", "prop": slotProperty[s.slot]})
 		if err != nil {
 			return err
 		}

@@ -55,6 +55,16 @@ type Store struct {
 	// (exclusive); searchMu keeps searches whole (shared): a vector search in one space, and every search
 	// before or after a replace's commit (exclusive), never across it.
 	spaceMu, searchMu sync.RWMutex
+
+	// openOpt is what Open was given, which workspaces open with (workspace.go). workspace is the ID of a
+	// workspace's Store ("" for the default), root the store it came from, which keeps the workspaces'
+	// Stores; scopedQueries are a workspace's queries as rewritten for it.
+	openOpt       Options
+	workspace     string
+	root          *Store
+	wsMu          sync.Mutex
+	workspaces    map[string]*Store
+	scopedQueries sync.Map
 }
 
 var _ graphrag.Store = (*Store)(nil)
@@ -85,29 +95,40 @@ func Open(ctx context.Context, uri, user, password string, opt Options, logger *
 	if err != nil {
 		return nil, fmt.Errorf("neo4j: open %s: %w", uri, err)
 	}
-	s := &Store{driver: driver, uri: uri, opt: opt, logger: logger, probeAfter: time.Second}
+	s := &Store{driver: driver, uri: uri, opt: opt, openOpt: opt, logger: logger, probeAfter: time.Second}
 	if err := s.verify(ctx); err != nil {
 		_ = driver.Close(context.WithoutCancel(ctx))
 		return nil, err
 	}
-	if err := s.loadSlot(ctx); err != nil {
+	if err := s.prepare(ctx); err != nil {
 		_ = driver.Close(context.WithoutCancel(ctx))
 		return nil, err
+	}
+	logger.Info("neo4j store open", "uri", uri, "database", opt.Database, "dim", s.opt.EmbedDim, "model", opt.EmbedModel)
+	return s, nil
+}
+
+// prepare reads the embedding space of the store's workspace and creates its schema when missing.
+func (s *Store) prepare(ctx context.Context) error {
+	if err := s.loadSlot(ctx); err != nil {
+		return err
 	}
 	if err := s.useRecordedDim(ctx); err != nil {
-		_ = driver.Close(context.WithoutCancel(ctx))
-		return nil, err
+		return err
 	}
 	if err := s.ensureSchema(ctx); err != nil {
-		_ = driver.Close(context.WithoutCancel(ctx))
-		return nil, err
+		return err
 	}
-	s.space.Store(&space{EmbeddingSpace: graphrag.EmbeddingSpace{Model: cmp.Or(opt.EmbedModel, s.recordedModel), Dim: s.opt.EmbedDim}, slot: s.slot})
+	if s.workspace == "" {
+		if err := s.ensureDefaultWorkspace(ctx); err != nil {
+			return err
+		}
+	}
+	s.space.Store(&space{EmbeddingSpace: graphrag.EmbeddingSpace{Model: cmp.Or(s.opt.EmbedModel, s.recordedModel), Dim: s.opt.EmbedDim}, slot: s.slot})
 	if err := s.dropInactiveSlot(ctx); err != nil {
-		logger.Warn("neo4j: the vectors a re-embedding replaced are left in the database", "err", err)
+		s.logger.Warn("neo4j: the vectors a re-embedding replaced are left in the database", "err", err)
 	}
-	logger.Info("neo4j store open", "uri", uri, "database", opt.Database, "dim", opt.EmbedDim, "model", opt.EmbedModel)
-	return s, nil
+	return nil
 }
 
 // verify checks connectivity and credentials, saying what to check when either fails.
@@ -140,8 +161,12 @@ func (s *Store) Ping(ctx context.Context) error {
 	return nil
 }
 
-// Close releases the driver's connections.
+// Close releases the driver's connections. A workspace's Store shares them with the store it came from
+// and is closed with it: closing it does nothing.
 func (s *Store) Close() error {
+	if s.root != nil {
+		return nil
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), connectTimeout)
 	defer cancel()
 	if err := s.driver.Close(ctx); err != nil {

@@ -25,7 +25,7 @@ func (s *Store) inSession(ctx context.Context, mode neo4j.AccessMode, work txWor
 	return s.guard(ctx, func(ctx context.Context) error {
 		session := s.driver.NewSession(ctx, neo4j.SessionConfig{DatabaseName: s.opt.Database, AccessMode: mode})
 		defer session.Close(context.WithoutCancel(ctx))
-		body := func(tx neo4j.ManagedTransaction) (any, error) { return nil, work(ctx, tx) }
+		body := func(tx neo4j.ManagedTransaction) (any, error) { return nil, work(ctx, s.scoped(tx)) }
 		var err error
 		if mode == neo4j.AccessModeWrite {
 			_, err = session.ExecuteWrite(ctx, body)

@@ -213,14 +213,14 @@ func (s *Store) PurgeSessions(ctx context.Context, seenBefore, createdBefore tim
 
 // PutToken creates a token or replaces the one with its ID; a revocation stays.
 func (s *Store) PutToken(ctx context.Context, t auth.Token) error {
-	return s.authExec(ctx, "put token", `INSERT INTO api_tokens (id, account_id, name, hash, role, created_at, used_at, revoked_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+	return s.authExec(ctx, "put token", `INSERT INTO api_tokens (id, account_id, name, hash, role, created_at, used_at, revoked_at, workspace)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (id) DO UPDATE SET name = excluded.name, role = excluded.role, used_at = excluded.used_at,
 			revoked_at = CASE WHEN api_tokens.revoked_at <> 0 THEN api_tokens.revoked_at ELSE excluded.revoked_at END`,
-		t.ID, t.AccountID, t.Name, t.Hash, string(t.Role), nanos(t.CreatedAt), nanos(t.UsedAt), nanos(t.RevokedAt))
+		t.ID, t.AccountID, t.Name, t.Hash, string(t.Role), nanos(t.CreatedAt), nanos(t.UsedAt), nanos(t.RevokedAt), t.Workspace)
 }
 
-const tokenColumns = `SELECT id, account_id, name, hash, role, created_at, used_at, revoked_at FROM api_tokens`
+const tokenColumns = `SELECT id, account_id, name, hash, role, created_at, used_at, revoked_at, workspace FROM api_tokens`
 
 // Token returns a token by ID.
 func (s *Store) Token(ctx context.Context, id string) (auth.Token, error) {
@@ -251,7 +251,7 @@ func scanToken(row scanner) (auth.Token, error) {
 	var t auth.Token
 	var role string
 	var created, used, revoked int64
-	err := row.Scan(&t.ID, &t.AccountID, &t.Name, &t.Hash, &role, &created, &used, &revoked)
+	err := row.Scan(&t.ID, &t.AccountID, &t.Name, &t.Hash, &role, &created, &used, &revoked, &t.Workspace)
 	t.Role, t.CreatedAt, t.UsedAt, t.RevokedAt = auth.Role(role), optionalTime(created), optionalTime(used), optionalTime(revoked)
 	return t, err
 }

@@ -181,4 +181,7 @@ CREATE INDEX conversations_owner ON conversations(owner, updated_at);`,
 	`ALTER TABLE chunks ADD COLUMN graph_next TEXT;
 CREATE INDEX chunks_reextract ON chunks(seq) WHERE graph_next IS NULL AND status IN ('extracted', 'failed');
 CREATE INDEX chunks_reextracted ON chunks(seq) WHERE graph_next IS NOT NULL;`,
+	// 13: workspaces, the accounts' memberships and the workspace of each API token (workspaceSchema in
+	// auth_workspace.go); what the file held is the default workspace.
+	workspaceSchema,
 }

@@ -46,6 +46,7 @@ func TestMigrateFromAnOlderVersion(t *testing.T) {
 		DROP TABLE edit_keys;
 		DROP TABLE edits;
 		DROP TABLE leases; DROP TABLE run_events;
+		DROP TABLE memberships; DROP TABLE workspaces;
 		DROP TABLE audit; DROP TABLE api_tokens; DROP TABLE sessions; DROP TABLE accounts;
 		DROP INDEX conversations_owner; ALTER TABLE conversations DROP COLUMN owner;
 		UPDATE meta SET value = '1' WHERE key = 'schema_version'`); err != nil {

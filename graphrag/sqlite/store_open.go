@@ -70,6 +70,11 @@ type Store struct {
 	reserve int64
 	minFree int64
 	fullAt  atomic.Pointer[time.Time] // when the last write failed for lack of space; nil after a write succeeds
+
+	// opt is what the store was opened with, which its workspaces' files open with too (workspace.go).
+	opt Options
+	// ws holds the workspaces' files of a store's own file; a workspace's Store points back at it (root).
+	ws *workspaceFiles
 }
 
 var _ graphrag.Store = (*Store)(nil)
@@ -117,8 +122,9 @@ func Open(ctx context.Context, path string, opt Options, logger *slog.Logger) (*
 	reader.SetMaxIdleConns(readers)
 	s := &Store{path: path, writer: writer, reader: reader, vectors: newVectorIndex(opt.EmbedDim), logger: logger,
 		state:   openState{existed: existed, forced: forced},
-		reserve: opt.ReserveBytes, minFree: cmp.Or(opt.MinFreeBytes, DefaultMinFreeBytes)}
+		reserve: opt.ReserveBytes, minFree: cmp.Or(opt.MinFreeBytes, DefaultMinFreeBytes), opt: opt}
 	s.space.Store(&graphrag.EmbeddingSpace{Model: opt.EmbedModel, Dim: opt.EmbedDim})
+	s.ws = newWorkspaceFiles(s)
 	if err := s.prepare(ctx, opt); err != nil {
 		s.Close()
 		return nil, err
@@ -183,8 +189,16 @@ func (s *Store) Ping(ctx context.Context) error {
 	return nil
 }
 
-// Close closes both connection pools; the Store is unusable afterwards.
+// Close closes both connection pools and those of the workspaces opened through it; the Store is unusable
+// afterwards. A workspace's Store is closed with the store it came from: closing it does nothing.
 func (s *Store) Close() error {
+	if s.ws.isWorkspace(s) {
+		return nil
+	}
+	return errors.Join(s.ws.closeAll(), s.closeFile())
+}
+
+func (s *Store) closeFile() error {
 	var errs []error
 	if s.writer != nil {
 		if _, err := s.writer.Exec("PRAGMA optimize"); err != nil {

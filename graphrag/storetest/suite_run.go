@@ -39,6 +39,7 @@ func Run(t *testing.T, newStore func(t *testing.T, dim int) graphrag.Store) {
 		{"Edits", editCases},
 		{"Conversations", conversationCases},
 		{"Runs", runCases},
+		{"Workspaces", workspaceCases},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

@@ -54,6 +54,9 @@ type Options struct {
 	// Auth.Required is set or the test creates one. Its hash defaults to authtest.FastHash.
 	Auth           auth.Options
 	TrustedProxies []netip.Prefix
+	// Workspaces serves every workspace, each with its own parts (handlers.Deps.Workspaces), as `hopwise
+	// serve` does; without it the app has the default workspace alone.
+	Workspaces bool
 }
 
 // App is a running web app without its HTTP server: Handler serves requests.
@@ -71,6 +74,7 @@ type App struct {
 	Handler   http.Handler
 	closing   chan struct{}
 	script    *script
+	spaces    *workspaces
 }
 
 // AnswersWaiting is how many streamed answers are held at Options.AnswerGate.
@@ -133,16 +137,26 @@ func New(t testing.TB, opt Options) *App {
 	}
 	a := &App{Model: model, Store: store, Ingester: ingester, Reindexer: reindexer, Auth: accounts,
 		Refresher: refresher, Summaries: summaries, closing: make(chan struct{}), script: sc}
-	a.Handler = handlers.New(handlers.Deps{
+	deps := handlers.Deps{
 		Logger: logger, Status: func(context.Context) handlers.Status { return status() },
 		Store: store, Ingester: ingester, Chat: agent.NewChat(ag, store), Retriever: retriever, Limits: opt.Limits, Closing: a.closing,
 		URLFetch: opt.URLFetch, PublicHosts: opt.PublicHosts, Auth: accounts, TrustedProxies: opt.TrustedProxies,
 		Summaries: summaries, Reindex: reindexer,
-	})
+	}
+	if opt.Workspaces {
+		a.spaces = &workspaces{ctx: ctx, store: store, client: client, logger: logger, open: map[string]*handlers.Workspace{},
+			def: &handlers.Workspace{Store: deps.Store, Ingester: deps.Ingester, Chat: deps.Chat, Retriever: deps.Retriever,
+				Reindex: deps.Reindex, Summaries: deps.Summaries, Status: deps.Status}}
+		deps.Workspaces = a.spaces.workspace
+	}
+	a.Handler = handlers.New(deps)
 	t.Cleanup(func() {
 		a.Close()
 		cancel()
 		<-done
+		if a.spaces != nil {
+			a.spaces.wg.Wait()
+		}
 		unsubscribe()
 		<-refreshed
 		_ = summaries.Wait(context.Background())
