@@ -186,7 +186,7 @@ func unsupportedClaims(text, question, support string, srcs []source) []string {
 	for _, sent := range sentences(text) {
 		as := anchors(sent)
 		if !claimSupported(as, subject, backing, norm) || echoesQuestion(sent, question, norm) || !onTopic(as, backing, topic, norm) ||
-			!rowsAgree(as, tables) {
+			!rowsAgree(as, tables) || !unitsAgree(sent, norm) {
 			out = append(out, strings.TrimSpace(sent))
 		}
 	}
@@ -285,6 +285,60 @@ func rowsAgree(as []string, tables [][]string) bool {
 			if !shared {
 				return false
 			}
+		}
+	}
+	return true
+}
+
+// unitWords are the units a number is read with, normalised ("minutes" and "min" compare).
+var unitWords = map[string]string{"km": "km", "kilometres": "km", "kilometers": "km", "miles": "miles", "eur": "eur",
+	"euro": "eur", "euros": "eur", "usd": "usd", "dollars": "usd", "days": "days", "day": "days", "hours": "hours",
+	"hour": "hours", "minutes": "minutes", "min": "minutes", "weeks": "weeks", "week": "weeks", "months": "months",
+	"years": "years", "percent": "%", "kg": "kg"}
+
+// unitAfter returns the unit of the number at words[i]: a unit word among the next two words ("24 paid days",
+// "600 EUR"), or "" when none is.
+func unitAfter(words []string, i int) string {
+	for j := i + 1; j < len(words) && j <= i+2; j++ {
+		if u, ok := unitWords[words[j]]; ok {
+			return u
+		}
+	}
+	return ""
+}
+
+// unitsAgree reports whether every number of a sentence that comes with a unit is, in some source, that
+// number with that unit or with none: "Chen Wei took 28 vacation days in Germany" read the per diem table's
+// "28 EUR in Germany".
+func unitsAgree(sentence string, units []string) bool {
+	words := strings.Fields(normSource(citeMarker.ReplaceAllString(sentence, " ")))
+	for i, w := range words {
+		if !isNumber(w) {
+			continue
+		}
+		want := unitAfter(words, i)
+		if want == "" {
+			continue
+		}
+		agree, seen := false, false
+		for _, u := range units {
+			src := strings.Fields(u)
+			for j, x := range src {
+				if x != w {
+					continue
+				}
+				seen = true
+				if got := unitAfter(src, j); got == "" || got == want {
+					agree = true
+					break
+				}
+			}
+			if agree {
+				break
+			}
+		}
+		if seen && !agree {
+			return false
 		}
 	}
 	return true

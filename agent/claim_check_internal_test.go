@@ -174,3 +174,26 @@ func TestAnchorsSplitAtPossessives(t *testing.T) {
 		t.Errorf("anchors = %q, want %q", got, want)
 	}
 }
+
+// A number keeps its unit: the per diem table's 28 EUR are not 28 vacation days.
+func TestUnsupportedClaimsWithAnotherUnit(t *testing.T) {
+	srcs := []source{
+		{kind: KindChunk, chunk: graphrag.Chunk{ID: "a", DocName: "handbook.md", Text: "Per diem for travel: 28 EUR in Germany, 35 EUR in India. Full-time employees receive 24 paid days off per calendar year."}},
+		{kind: KindChunk, chunk: graphrag.Chunk{ID: "b", DocName: "history.md", Text: "Chen Wei, perception engineer, joined Nexa AI in Germany."}},
+	}
+	tests := []struct {
+		answer string
+		want   int
+	}{
+		{"Chen Wei took 28 vacation days in Germany [1].", 1},
+		{"The per diem in Germany is 28 EUR [1].", 0},
+		{"Employees receive 24 paid days off [1].", 0},
+		{"Employees receive 24 days off in Germany [1].", 0},
+	}
+	for _, tc := range tests {
+		if got := unsupportedClaims(tc.answer, "", "", srcs); len(got) != tc.want {
+			t.Errorf("unsupportedClaims(%q) = %q, want %d", tc.answer, got, tc.want)
+		}
+	}
+}
+
