@@ -196,4 +196,3 @@ func TestUnsupportedClaimsWithAnotherUnit(t *testing.T) {
 		}
 	}
 }
-
