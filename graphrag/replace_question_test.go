@@ -32,68 +32,31 @@ func fleetReport(v int) string {
 // words and the query vector every passage shares: each read finds the six passages of exactly one
 // version, never a mix and never none. On SQLite and, with NEO4J_URI, on Neo4j. (The hybrid search of
 // one question makes both reads, in parallel; a replace that commits between them still gives it passages
-// of both versions, which only a retrieval reading through one snapshot would prevent.)
+// of both versions: TestRetrievalDuringReplacesSeesOneVersion asks that a whole retrieval pass see one.)
 func TestSearchesDuringReplacesSeeOneVersion(t *testing.T) {
 	for kind, open := range reindexStores(t) {
 		t.Run(kind, func(t *testing.T) {
-			model := llmtest.New(t)
-			model.Handle(graphragtest.Extraction)
-			logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-			client := llm.New(llm.Config{BaseURL: model.URL(), Model: "test", EmbedModel: "test-embed", MaxRetries: -1,
-				Timeout: 10 * time.Second}, logger)
-			store := open(t, 64, "test-embed")
-			in := graphrag.NewIngester(store, client, graphrag.NewLLMExtractor(client), graphrag.IngestOptions{Workers: 2, MaxTokens: 40}, logger)
-			runCtx, stopRun := context.WithCancel(context.WithoutCancel(t.Context()))
-			ran := make(chan struct{})
-			go func() { defer close(ran); in.Run(runCtx) }()
-			defer func() { stopRun(); <-ran }()
 			const query = "zebra squadron aircraft report"
-			vecs, err := client.Embed(t.Context(), []string{query})
-			if err != nil {
-				t.Fatal(err)
-			}
-
-			doc, _, err := in.Submit(t.Context(), "fleet.md", strings.NewReader(fleetReport(1)))
-			if err != nil {
-				t.Fatal(err)
-			}
-			waitDone(t, store, doc.ID)
-
-			stop := make(chan struct{})
-			var wg sync.WaitGroup
+			var store graphrag.Store
+			var vecs [][]float32
 			var searches, bad atomic.Int64
 			versions := sync.Map{}
-			for range 4 {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					for {
-						select {
-						case <-stop:
-							return
-						default:
-						}
-						text, err := store.SearchText(t.Context(), query, 12)
-						searches.Add(1)
-						if !oneVersion(t, "SearchText", text, err, &bad, &versions) {
-							continue
-						}
-						vector, err := store.SearchVector(t.Context(), vecs[0], 12)
-						searches.Add(1)
-						oneVersion(t, "SearchVector", vector, err, &bad, &versions)
-					}
-				}()
-			}
-			for v := 2; v <= 6; v++ {
-				next, _, err := in.SubmitReplacing(t.Context(), "fleet.md", "", strings.NewReader(fleetReport(v)))
-				if err != nil || next.Replaces == "" {
-					t.Fatalf("SubmitReplacing(version %d) = %+v, %v", v, next, err)
+			runReplaces(t, open, "fleet.md", fleetReport, 6, func(r replaceRig) {
+				store = r.store
+				var err error
+				if vecs, err = r.client.Embed(t.Context(), []string{query}); err != nil {
+					t.Fatal(err)
 				}
-				waitDone(t, store, next.ID)
-			}
-			time.Sleep(50 * time.Millisecond)
-			close(stop)
-			wg.Wait()
+			}, func() {
+				text, err := store.SearchText(t.Context(), query, 12)
+				searches.Add(1)
+				if !oneVersion(t, "SearchText", text, err, &bad, &versions) {
+					return
+				}
+				vector, err := store.SearchVector(t.Context(), vecs[0], 12)
+				searches.Add(1)
+				oneVersion(t, "SearchVector", vector, err, &bad, &versions)
+			})
 			seen := 0
 			versions.Range(func(any, any) bool { seen++; return true })
 			t.Logf("%d searches during 5 replaces saw %d versions, %d of them mixed or incomplete", searches.Load(), seen, bad.Load())
@@ -105,6 +68,63 @@ func TestSearchesDuringReplacesSeeOneVersion(t *testing.T) {
 			}
 		})
 	}
+}
+
+// replaceRig is what runReplaces ingests through: a store and the scripted model's client.
+type replaceRig struct {
+	store  graphrag.Store
+	client *llm.Client
+}
+
+// runReplaces ingests version 1 of report as name through an Ingester (the scripted extraction, two
+// workers) on a store from open, calls ready, then calls read over and over in four goroutines while
+// versions 2 to last replace it one after another, each ingested to the end; the readers stop 50 ms
+// after the last replace.
+func runReplaces(t *testing.T, open func(t *testing.T, dim int, model string) graphrag.Store, name string,
+	report func(v int) string, last int, ready func(replaceRig), read func()) {
+	t.Helper()
+	model := llmtest.New(t)
+	model.Handle(graphragtest.Extraction)
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	client := llm.New(llm.Config{BaseURL: model.URL(), Model: "test", EmbedModel: "test-embed", MaxRetries: -1,
+		Timeout: 10 * time.Second}, logger)
+	store := open(t, 64, "test-embed")
+	in := graphrag.NewIngester(store, client, graphrag.NewLLMExtractor(client), graphrag.IngestOptions{Workers: 2, MaxTokens: 40}, logger)
+	runCtx, stopRun := context.WithCancel(context.WithoutCancel(t.Context()))
+	ran := make(chan struct{})
+	go func() { defer close(ran); in.Run(runCtx) }()
+	defer func() { stopRun(); <-ran }()
+	doc, _, err := in.Submit(t.Context(), name, strings.NewReader(report(1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitDone(t, store, doc.ID)
+	ready(replaceRig{store: store, client: client})
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+					read()
+				}
+			}
+		})
+	}
+	defer wg.Wait()
+	defer close(stop)
+	for v := 2; v <= last; v++ {
+		next, _, err := in.SubmitReplacing(t.Context(), name, "", strings.NewReader(report(v)))
+		if err != nil || next.Replaces == "" {
+			t.Errorf("SubmitReplacing(version %d) = %+v, %v", v, next, err)
+			return
+		}
+		waitDone(t, store, next.ID)
+	}
+	time.Sleep(50 * time.Millisecond)
 }
 
 // waitDone waits until the document id is done (and no longer replaces another).

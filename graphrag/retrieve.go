@@ -52,13 +52,45 @@ type Retrieval struct {
 // entities the queries name and the passages search found first (a personalized PageRank over entities
 // and passages), searches again for the entities the best facts lead to (bridge queries), and lets the
 // walk reorder what the searches found by weighted reciprocal rank.
+//
+// A pass makes many reads, some in parallel, and a document replaced or deleted between two of them
+// would give it passages of both versions, or of neither: the pass reads the store's Generation before
+// and after itself and is made again when a replace or delete committed meanwhile, up to maxPasses
+// passes (the last is returned as it is).
 func (r *Retriever) Retrieve(ctx context.Context, queries []Query, opt RetrieveOptions) (Retrieval, error) {
 	opt = opt.withDefaults()
-	var out Retrieval
 	queries = dedupeQueries(queries)
 	if len(queries) == 0 {
-		return out, nil
+		return Retrieval{}, nil
 	}
+	gen, err := r.store.Generation(ctx)
+	if err != nil {
+		return Retrieval{}, fmt.Errorf("graphrag: retrieve: %w", err)
+	}
+	for pass := 1; ; pass++ {
+		out, err := r.retrieve(ctx, queries, opt)
+		if err != nil {
+			return out, err
+		}
+		after, err := r.store.Generation(ctx)
+		if err != nil {
+			return Retrieval{}, fmt.Errorf("graphrag: retrieve: %w", err)
+		}
+		if after == gen || pass == maxPasses {
+			return out, nil
+		}
+		gen = after
+	}
+}
+
+// maxPasses bounds the passes of one Retrieve while replaces and deletes commit during them; each takes
+// tens of milliseconds, and a replace commits once its new version is ingested, so passes seldom meet
+// even one.
+const maxPasses = 5
+
+// retrieve is one pass of Retrieve over deduplicated queries.
+func (r *Retriever) retrieve(ctx context.Context, queries []Query, opt RetrieveOptions) (Retrieval, error) {
+	var out Retrieval
 	depth := max(2*opt.K, 20)
 	// Linking the queries' entities needs no search result: it runs while the searches do.
 	var linked []LinkedEntity
@@ -89,12 +121,28 @@ func (r *Retriever) Retrieve(ctx context.Context, queries []Query, opt RetrieveO
 		return out, nil
 	}
 	out.Linked = linked
-	if err := r.walk(ctx, vecs, &out, opt); err != nil {
-		return out, err
-	}
-	candidates, err := r.bridge(ctx, queries, keyword, dense, depth, &out)
+	walked, err := r.walk(ctx, vecs, &out, opt)
 	if err != nil {
 		return out, err
+	}
+	// The bridge queries need the facts, not their passages: the passages of the walk and of the facts
+	// are read while the bridges are searched.
+	var candidates []ScoredChunk
+	var sources [][]Chunk
+	var g errgroup.Group
+	g.Go(func() (err error) {
+		candidates, err = r.bridge(ctx, queries, keyword, dense, depth, &out)
+		return err
+	})
+	g.Go(func() (err error) {
+		out.Walk, sources, err = r.readWalk(ctx, walked, out.Facts, opt)
+		return err
+	})
+	if err := g.Wait(); err != nil {
+		return out, err
+	}
+	for i := range sources {
+		out.Facts[i].Sources = sources[i]
 	}
 	out.Chunks = candidates[:min(len(candidates), opt.K)]
 	if w := WalkWeight * out.linkConfidence(); w > 0 && len(out.Walk) > 0 {

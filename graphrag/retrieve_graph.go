@@ -17,30 +17,6 @@ type Fact struct {
 	Sources  []Chunk
 }
 
-// attachSources gives each fact up to per of the chunks that support it.
-func (r *Retriever) attachSources(ctx context.Context, facts []Fact, per int) error {
-	var ids []string
-	for _, f := range facts {
-		ids = append(ids, f.Relation.ChunkIDs[:min(per, len(f.Relation.ChunkIDs))]...)
-	}
-	chunks, err := r.store.Chunks(ctx, ids)
-	if err != nil {
-		return fmt.Errorf("graphrag: fact sources: %w", err)
-	}
-	byID := make(map[string]Chunk, len(chunks))
-	for _, c := range chunks {
-		byID[c.ID] = c
-	}
-	for i := range facts {
-		for _, id := range facts[i].Relation.ChunkIDs[:min(per, len(facts[i].Relation.ChunkIDs))] {
-			if c, ok := byID[id]; ok {
-				facts[i].Sources = append(facts[i].Sources, c)
-			}
-		}
-	}
-	return nil
-}
-
 // LinkEntities finds the graph entities the texts name, surest first (see link).
 func (r *Retriever) LinkEntities(ctx context.Context, texts []string) ([]LinkedEntity, error) {
 	return r.link(ctx, texts)

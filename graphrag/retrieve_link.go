@@ -69,7 +69,9 @@ func (r *Retriever) link(ctx context.Context, texts []string) ([]LinkedEntity, e
 			}
 		}
 	}
-	exact, err := r.store.Entities(ctx, keys)
+	// The phrases' keys and the content words are read in one call, without the entities' mentions; the
+	// words' matches are used only when fewer than maxLinked phrases match.
+	exact, found, err := r.store.LinkCandidates(ctx, keys, strings.Join(content, " "), maxLinked)
 	if err != nil {
 		return nil, fmt.Errorf("graphrag: link entities: %w", err)
 	}
@@ -92,10 +94,6 @@ func (r *Retriever) link(ctx context.Context, texts []string) ([]LinkedEntity, e
 		out = append(out, LinkedEntity{Entity: e, Phrase: strings.Join(words[s.text][s.from:s.to], " "), Confidence: conf})
 	}
 	if len(content) > 0 && len(out) < maxLinked {
-		found, err := r.store.SearchEntities(ctx, strings.Join(content, " "), maxLinked)
-		if err != nil {
-			return nil, fmt.Errorf("graphrag: search entities: %w", err)
-		}
 		have := map[string]bool{}
 		for _, w := range content {
 			have[NormalizeKey(w)] = true

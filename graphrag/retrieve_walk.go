@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -37,12 +38,13 @@ func mean(m map[string]float64) float64 {
 // walk ranks passages and relations by a personalized PageRank over entities and passages (HippoRAG 2's
 // recipe), seeded by the linked entities (each by how sure the link is and how specific the entity is: one
 // mentioned in few passages weighs more), by the ends of the relations whose text is nearest the queries,
-// and, with a small share, by the passages vector search found first. It reads out.Linked and out.Dense and fills out.Walk and out.Facts.
-func (r *Retriever) walk(ctx context.Context, qvecs [][]float32, out *Retrieval, opt RetrieveOptions) error {
+// and, with a small share, by the passages vector search found first. It reads out.Linked and out.Dense,
+// fills out.Facts without their sources and returns the passages the walk ranks, which readWalk reads.
+func (r *Retriever) walk(ctx context.Context, qvecs [][]float32, out *Retrieval, opt RetrieveOptions) ([]walkedChunk, error) {
 	linked := out.Linked
 	seeds := out.Dense[:min(len(out.Dense), walkSeedChunks)]
 	if len(linked) == 0 && len(seeds) == 0 {
-		return nil
+		return nil, nil
 	}
 	keys := make([]string, len(linked))
 	for i, e := range linked {
@@ -55,7 +57,7 @@ func (r *Retriever) walk(ctx context.Context, qvecs [][]float32, out *Retrieval,
 	sg, err := r.store.Subgraph(ctx, SubgraphQuery{Keys: keys, ChunkIDs: seedIDs, Vectors: qvecs,
 		PerEntity: walkPerEntity, MaxRelations: walkRelations})
 	if err != nil {
-		return fmt.Errorf("graphrag: walk: %w", err)
+		return nil, fmt.Errorf("graphrag: walk: %w", err)
 	}
 	factScore := sg.Near
 	g := newWalkGraph()
@@ -94,7 +96,7 @@ func (r *Retriever) walk(ctx context.Context, qvecs [][]float32, out *Retrieval,
 		}
 	}
 	if entityMass == 0 {
-		return nil
+		return nil, nil
 	}
 	lo, hi := 0.0, 0.0
 	if len(seeds) > 0 {
@@ -119,31 +121,27 @@ func (r *Retriever) walk(ctx context.Context, qvecs [][]float32, out *Retrieval,
 		resetVec[i] = v
 	}
 	score := g.pageRank(resetVec, walkDamping, walkIterations)
-	if err := r.walkPassages(ctx, g, score, max(2*opt.K, 20), out); err != nil {
-		return err
-	}
 	out.Facts = rankFacts(sg.Relations, factScore, linked, func(key string) float64 {
 		if i, ok := g.index["e:"+key]; ok {
 			return score[i]
 		}
 		return 0
 	}, opt.Facts)
-	if err := r.attachSources(ctx, out.Facts, opt.MaxSources); err != nil {
-		return err
-	}
-	return nil
+	return walkRanked(g, score, max(2*opt.K, 20)), nil
 }
 
-// walkPassages reads the depth best passages of the walk into out.Walk.
-func (r *Retriever) walkPassages(ctx context.Context, g *walkGraph, score []float64, depth int, out *Retrieval) error {
-	type ranked struct {
-		id    string
-		score float64
-	}
-	var chunks []ranked
+// walkedChunk is a passage the walk reached, by its score.
+type walkedChunk struct {
+	id    string
+	score float64
+}
+
+// walkRanked returns the depth passages of the walk with the best scores, best first (ties by ID).
+func walkRanked(g *walkGraph, score []float64, depth int) []walkedChunk {
+	var chunks []walkedChunk
 	for i, name := range g.names {
 		if strings.HasPrefix(name, "c:") && score[i] > 0 {
-			chunks = append(chunks, ranked{name[2:], score[i]})
+			chunks = append(chunks, walkedChunk{name[2:], score[i]})
 		}
 	}
 	sort.Slice(chunks, func(i, j int) bool {
@@ -152,25 +150,45 @@ func (r *Retriever) walkPassages(ctx context.Context, g *walkGraph, score []floa
 		}
 		return chunks[i].id < chunks[j].id
 	})
-	chunks = chunks[:min(len(chunks), depth)]
-	ids := make([]string, len(chunks))
-	for i, c := range chunks {
-		ids[i] = c.id
+	return chunks[:min(len(chunks), depth)]
+}
+
+// readWalk reads, in one call, the walk's passages (the Walk list, best first) and up to opt.MaxSources of
+// the chunks supporting each of facts (sources[i] for facts[i]). Passages deleted since the walk are left
+// out. It only reads facts, so that it can run beside the bridge searches.
+func (r *Retriever) readWalk(ctx context.Context, walked []walkedChunk, facts []Fact, opt RetrieveOptions) (walk []ScoredChunk, sources [][]Chunk, err error) {
+	ids := make([]string, 0, len(walked)+len(facts)*opt.MaxSources)
+	for _, c := range walked {
+		ids = append(ids, c.id)
 	}
-	read, err := r.store.Chunks(ctx, ids)
+	for _, f := range facts {
+		ids = append(ids, f.Relation.ChunkIDs[:min(opt.MaxSources, len(f.Relation.ChunkIDs))]...)
+	}
+	if len(ids) == 0 {
+		return nil, nil, nil
+	}
+	read, err := r.store.Chunks(ctx, slices.Compact(slices.Sorted(slices.Values(ids))))
 	if err != nil {
-		return fmt.Errorf("graphrag: walk passages: %w", err)
+		return nil, nil, fmt.Errorf("graphrag: walk passages and fact sources: %w", err)
 	}
 	byID := make(map[string]Chunk, len(read))
 	for _, c := range read {
 		byID[c.ID] = c
 	}
-	for _, c := range chunks {
+	for _, c := range walked {
 		if ch, ok := byID[c.id]; ok {
-			out.Walk = append(out.Walk, ScoredChunk{Chunk: ch, Score: c.score, Rank: len(out.Walk) + 1})
+			walk = append(walk, ScoredChunk{Chunk: ch, Score: c.score, Rank: len(walk) + 1})
 		}
 	}
-	return nil
+	sources = make([][]Chunk, len(facts))
+	for i, f := range facts {
+		for _, id := range f.Relation.ChunkIDs[:min(opt.MaxSources, len(f.Relation.ChunkIDs))] {
+			if c, ok := byID[id]; ok {
+				sources[i] = append(sources[i], c)
+			}
+		}
+	}
+	return walk, sources, nil
 }
 
 // specificity weighs an entity by how few passages mention it, as IDF weighs a word: 1 for one passage,

@@ -85,6 +85,12 @@ type DocumentStore interface {
 	// its status done. A reader sees the old version or the new, never neither or both. A replaced document
 	// already gone is no error; a document that replaces none is only marked done.
 	ReplaceDocument(ctx context.Context, id string) error
+	// Generation is a number that every commit of DeleteDocument and ReplaceDocument changes, in this
+	// process and in the others sharing the store. Reads made after one call and before another that
+	// returns the same number ran across no such commit, so together they saw one version of every
+	// document (a retrieval pass reads it before and after itself and is made again when it changed). It
+	// never waits long: a call during such a commit returns once it is done.
+	Generation(ctx context.Context) (uint64, error)
 }
 
 // EmbeddingSpace is the embedding model and dimension vectors come from; vectors of two spaces are never
@@ -180,6 +186,10 @@ type GraphStore interface {
 	Entities(ctx context.Context, keys []string) ([]Entity, error)
 	// SearchEntities finds entities whose name or aliases match the words of query (full text), best first.
 	SearchEntities(ctx context.Context, query string, k int) ([]Entity, error)
+	// LinkCandidates is what linking a question reads, in one call: the entities with these keys in the
+	// order asked, each once, and those SearchEntities(query, k) finds, both without provenance (ChunkIDs
+	// and DocIDs empty), so that a hub's thousands of mentions are not read. An empty query finds none.
+	LinkCandidates(ctx context.Context, keys []string, query string, k int) (byKey, byWords []Entity, err error)
 	// Neighborhood returns the relations within hops (1 or 2) of the start entities, nearest first, at most
 	// limit of them.
 	Neighborhood(ctx context.Context, keys []string, hops, limit int) ([]Edge, error)

@@ -54,23 +54,16 @@ func (s *Store) Chunks(ctx context.Context, ids []string) ([]graphrag.Chunk, err
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	var chunks []graphrag.Chunk
-	err := s.read(ctx, func(ctx context.Context, tx neo4j.ManagedTransaction) error {
-		records, err := query(ctx, tx, `UNWIND range(0, size($ids) - 1) AS i
-			MATCH (c:Chunk {id: $ids[i]})
-			OPTIONAL MATCH (d:Document)-[:HAS_CHUNK]->(c)
-			RETURN `+chunkProjection+` AS chunk ORDER BY i`, map[string]any{"ids": ids})
-		if err != nil {
-			return err
-		}
-		chunks = make([]graphrag.Chunk, 0, len(records))
-		for _, v := range column(records) {
-			chunks = append(chunks, chunkFrom(asMap(v)))
-		}
-		return nil
-	})
+	records, err := s.readRecords(ctx, `UNWIND range(0, size($ids) - 1) AS i
+		MATCH (c:Chunk {id: $ids[i]})
+		OPTIONAL MATCH (d:Document)-[:HAS_CHUNK]->(c)
+		RETURN `+chunkProjection+` AS chunk ORDER BY i`, map[string]any{"ids": ids})
 	if err != nil {
 		return nil, fmt.Errorf("neo4j: read chunks: %w", err)
+	}
+	chunks := make([]graphrag.Chunk, 0, len(records))
+	for _, v := range column(records) {
+		chunks = append(chunks, chunkFrom(asMap(v)))
 	}
 	return chunks, nil
 }

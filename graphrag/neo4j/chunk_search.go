@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/hopwise/hopwise/graphrag"
-	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 )
 
 // SearchText ranks embedded chunks by BM25 over their text through the chunk full-text index; chunks
@@ -20,16 +19,15 @@ func (s *Store) SearchText(ctx context.Context, text string, k int) ([]graphrag.
 	}
 	// Pending chunks are rare once ingest is done, so a few more hits than asked are fetched and pending
 	// ones dropped, with the staged ones and those a concurrent delete left without properties (reads are
-	// read-committed: a replace's delete may land mid-query); only when that leaves too few is the fetch widened.
+	// read-committed: a replace's delete may land mid-query), in the statement: only the k kept are sent.
+	// Only when that leaves too few is the fetch widened.
 	for fetch := 4*k + 16; ; fetch *= 8 {
-		hits, err := s.search(ctx, `CALL db.index.fulltext.queryNodes($index, $query, {limit: $fetch}) YIELD node AS c, score
-			OPTIONAL MATCH (d:Document)-[:HAS_CHUNK]->(c)
-			RETURN CASE WHEN c.staged OR c.id IS NULL THEN {status: 'pending'} ELSE `+chunkProjection+` END AS chunk, score
-			ORDER BY score DESC, c.id`, map[string]any{"index": chunkTextIndex, "query": q, "fetch": fetch})
+		found, fetched, err := s.search(ctx, `CALL db.index.fulltext.queryNodes($index, $query, {limit: $fetch}) YIELD node AS c, score
+			`+searchableHits, map[string]any{"index": chunkTextIndex, "query": q, "fetch": fetch, "k": k})
 		if err != nil {
 			return nil, fmt.Errorf("neo4j: search text: %w", err)
 		}
-		if found := searchable(hits, k); len(found) == k || len(hits) < fetch {
+		if len(found) == k || fetched < fetch {
 			return found, nil
 		}
 	}
@@ -54,47 +52,48 @@ func (s *Store) SearchVector(ctx context.Context, vec []float32, k int) ([]graph
 	// Staged chunks (a new version being ingested) are in the index but not searchable: only while some
 	// exist does a search fetch more than k and drop them.
 	for fetch := k; ; fetch *= 4 {
-		hits, err := s.search(ctx, `CALL db.index.vector.queryNodes($index, $k, $vec) YIELD node AS c, score
-			OPTIONAL MATCH (d:Document)-[:HAS_CHUNK]->(c)
-			RETURN CASE WHEN c.staged OR c.id IS NULL THEN {status: 'pending'} ELSE `+chunkProjection+` END AS chunk, 2 * score - 1 AS score
-			ORDER BY score DESC, c.id`, map[string]any{"index": sp.index(), "vec": float64s(vec), "k": fetch})
+		found, fetched, err := s.search(ctx, `CALL db.index.vector.queryNodes($index, $fetch, $vec) YIELD node AS c, score
+			WITH c, 2 * score - 1 AS score
+			`+searchableHits, map[string]any{"index": sp.index(), "vec": float64s(vec), "fetch": fetch, "k": k})
 		if err != nil {
 			return nil, fmt.Errorf("neo4j: search vector: %w", err)
 		}
-		if found := searchable(hits, k); len(found) == k || len(hits) < fetch {
+		if len(found) == k || fetched < fetch {
 			return found, nil
 		}
 	}
 }
 
-// searchable returns the first k hits that are not pending (the searches return staged chunks, and those
-// deleted while read, as pending too), ranked anew.
-func searchable(hits []graphrag.ScoredChunk, k int) []graphrag.ScoredChunk {
-	found := make([]graphrag.ScoredChunk, 0, k)
-	for _, h := range hits {
-		if h.Status != graphrag.ChunkPending && len(found) < k {
-			h.Rank = len(found) + 1
-			found = append(found, h)
-		}
-	}
-	return found
-}
+// searchableHits ends a search statement whose rows are hits c with their score: ordered best first (ties
+// by ID), the first $k that are searchable (not pending, not staged, not deleted while read: a delete
+// leaves a node without properties to a read-committed read) with their documents, and how many hits the
+// index gave, in a row of its own (chunk null) so that it comes back when none is searchable.
+const searchableHits = `WITH c, score ORDER BY score DESC, c.id
+			WITH collect({c: c, score: score}) AS hits
+			WITH size(hits) AS fetched, [h IN hits WHERE h.c.id IS NOT NULL AND NOT coalesce(h.c.staged, false)
+				AND coalesce(h.c.status, '') <> 'pending'][..$k] AS kept
+			UNWIND [null] + kept AS h
+			WITH fetched, h.c AS c, h.score AS score
+			OPTIONAL MATCH (d:Document)-[:HAS_CHUNK]->(c)
+			RETURN CASE WHEN c IS NULL THEN null ELSE ` + chunkProjection + ` END AS chunk, score, fetched
+			ORDER BY score DESC, c.id`
 
-// search runs a query returning chunk and score columns, best first, and ranks the chunks.
-func (s *Store) search(ctx context.Context, cypher string, params map[string]any) ([]graphrag.ScoredChunk, error) {
-	var found []graphrag.ScoredChunk
-	err := s.read(ctx, func(ctx context.Context, tx neo4j.ManagedTransaction) error {
-		records, err := query(ctx, tx, cypher, params)
-		if err != nil {
-			return err
+// search runs a statement ending in searchableHits and returns the chunks it kept, ranked, and how many
+// hits the index gave.
+func (s *Store) search(ctx context.Context, cypher string, params map[string]any) (found []graphrag.ScoredChunk, fetched int, err error) {
+	records, err := s.readRecords(ctx, cypher, params)
+	if err != nil {
+		return nil, 0, err
+	}
+	found = make([]graphrag.ScoredChunk, 0, len(records))
+	for _, r := range records {
+		fetched = asInt(r.Values[2])
+		if r.Values[0] == nil {
+			continue
 		}
-		found = make([]graphrag.ScoredChunk, 0, len(records))
-		for i, r := range records {
-			found = append(found, graphrag.ScoredChunk{Chunk: chunkFrom(asMap(r.Values[0])), Score: asFloat(r.Values[1]), Rank: i + 1})
-		}
-		return nil
-	})
-	return found, err
+		found = append(found, graphrag.ScoredChunk{Chunk: chunkFrom(asMap(r.Values[0])), Score: asFloat(r.Values[1]), Rank: len(found) + 1})
+	}
+	return found, fetched, nil
 }
 
 func isZero(vec []float32) bool {

@@ -13,8 +13,12 @@ import (
 // Entities and relations it shares keep the other documents' provenance. Deleting an unknown document
 // does nothing.
 func (s *Store) DeleteDocument(ctx context.Context, id string) error {
+	defer s.changing()()
 	err := s.write(ctx, func(ctx context.Context, tx neo4j.ManagedTransaction) error {
-		return deleteDocumentTx(ctx, tx, id)
+		if err := deleteDocumentTx(ctx, tx, id); err != nil {
+			return err
+		}
+		return countChange(ctx, tx)
 	})
 	if err != nil {
 		return fmt.Errorf("neo4j: delete document: %w", err)

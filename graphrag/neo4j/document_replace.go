@@ -58,8 +58,12 @@ func (s *Store) ReplaceDocument(ctx context.Context, id string) error {
 	defer s.spaceMu.RUnlock()
 	s.searchMu.Lock()
 	defer s.searchMu.Unlock()
+	defer s.changing()()
 	err := s.write(ctx, func(ctx context.Context, tx neo4j.ManagedTransaction) error {
-		return s.replaceDocument(ctx, tx, id)
+		if err := s.replaceDocument(ctx, tx, id); err != nil {
+			return err
+		}
+		return countChange(ctx, tx)
 	})
 	if err != nil {
 		return fmt.Errorf("neo4j: replace with document %s: %w", id, err)

@@ -55,6 +55,8 @@ type Store struct {
 	// (exclusive); searchMu keeps searches whole (shared): a vector search in one space, and every search
 	// before or after a replace's commit (exclusive), never across it.
 	spaceMu, searchMu sync.RWMutex
+	// gen keeps Generation from reading across this process's deletes and replaces (generation.go).
+	gen generationGate
 
 	// openOpt is what Open was given, which workspaces open with (workspace.go). workspace is the ID of a
 	// workspace's Store ("" for the default), root the store it came from, which keeps the workspaces'

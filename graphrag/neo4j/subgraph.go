@@ -6,11 +6,11 @@ import (
 	"slices"
 
 	"github.com/hopwise/hopwise/graphrag"
-	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 )
 
-// Subgraph reads what a walk from the start entities and chunks reaches (see graphrag.GraphStore), in one
-// read transaction of three queries: the start chunks' entities, the best supported relations touching a
+// Subgraph reads what a walk from the start entities and chunks reaches (see graphrag.GraphStore), in three
+// statements of one round trip each (auto-commit: a read transaction would add its commit's, and reads
+// are read-committed either way): the start chunks' entities, the best supported relations touching a
 // start entity or supported by a start chunk, and the mentions of every entity met (counted, and the
 // first perEntity read). The walk itself runs in Go.
 func (s *Store) Subgraph(ctx context.Context, q graphrag.SubgraphQuery) (graphrag.Subgraph, error) {
@@ -24,114 +24,89 @@ func (s *Store) Subgraph(ctx context.Context, q graphrag.SubgraphQuery) (graphra
 			vecs = append(vecs, float64s(v))
 		}
 	}
-	var sg graphrag.Subgraph
-	err := s.read(ctx, func(ctx context.Context, tx neo4j.ManagedTransaction) error {
-		sg = graphrag.Subgraph{Mentions: map[string][]string{}, Mentioned: map[string]int{}, ChunkEntities: map[string][]string{},
-			Near: map[string]float64{}}
-		all := append([]string(nil), keys...)
-		if len(chunkIDs) > 0 {
-			records, err := query(ctx, tx, `UNWIND $ids AS id
-				MATCH (c:Chunk {id: id})-[:MENTIONS]->(e:Entity)
-				WITH id, e.key AS key ORDER BY id, key
-				RETURN id, collect(key) AS keys`, map[string]any{"ids": chunkIDs})
-			if err != nil {
-				return err
-			}
-			for _, r := range records {
-				ks := asStrings(r.Values[1])
-				sg.ChunkEntities[asString(r.Values[0])] = ks
-				all = append(all, ks...)
-			}
+	sg := graphrag.Subgraph{Mentions: map[string][]string{}, Mentioned: map[string]int{}, ChunkEntities: map[string][]string{},
+		Near: map[string]float64{}}
+	all := append([]string(nil), keys...)
+	if len(chunkIDs) > 0 {
+		records, err := s.readRecords(ctx, `UNWIND $ids AS id
+			MATCH (c:Chunk {id: id})-[:MENTIONS]->(e:Entity)
+			WITH id, e.key AS key ORDER BY id, key
+			RETURN id, collect(key) AS keys`, map[string]any{"ids": chunkIDs})
+		if err != nil {
+			return graphrag.Subgraph{}, fmt.Errorf("neo4j: subgraph: %w", err)
 		}
-		near := uniqueInOrder(all[len(keys):]) // the start chunks' entities
-		near = near[:min(len(near), graphrag.MaxNear)]
+		for _, r := range records {
+			ks := asStrings(r.Values[1])
+			sg.ChunkEntities[asString(r.Values[0])] = ks
+			all = append(all, ks...)
+		}
+	}
+	near := uniqueInOrder(all[len(keys):]) // the start chunks' entities
+	near = near[:min(len(near), graphrag.MaxNear)]
+	all = uniqueInOrder(all)
+	if len(all) == 0 {
+		return sg, nil
+	}
+	if maxRelations > 0 {
+		records, err := s.readRecords(ctx, `CALL () {
+				MATCH (e:Entity) WHERE e.key IN $keys AND COUNT { (e)-[:RELATED]-() } <= $hub
+				MATCH (e)-[r:RELATED]-() RETURN r
+				UNION
+				MATCH (a:Entity) WHERE a.key IN $near AND COUNT { (a)-[:RELATED]-() } <= $hub
+				MATCH (a)-[r:RELATED]-(b:Entity) WHERE b.key IN $near RETURN r
+			}
+			WITH DISTINCT r
+			WITH r, size(r.chunkIds) AS support ORDER BY support DESC, r.type, r.id LIMIT $max
+			WITH r, support, startNode(r) AS a, endNode(r) AS b,
+				CASE WHEN r.embedding IS NULL OR size(r.embedding) <> $dim THEN 0.0 ELSE reduce(best = 0.0,
+					c IN [v IN $vecs | 2 * vector.similarity.cosine(r.embedding, v) - 1] |
+					CASE WHEN c > best THEN c ELSE best END) END AS near
+			RETURN r {.id, .type, .description, .values, .chunkIds, .docIds,
+				source: a.key, target: b.key, sourceName: a.name, targetName: b.name} AS rel, near
+			ORDER BY support DESC, r.type, r.id`, map[string]any{"keys": keys, "near": near, "max": maxRelations, "vecs": vecs, "dim": s.embedDim(),
+			"hub": graphrag.MaxHubRelations})
+		if err != nil {
+			return graphrag.Subgraph{}, fmt.Errorf("neo4j: subgraph: %w", err)
+		}
+		for _, rec := range records {
+			e, err := edgeFrom(asMap(rec.Values[0]), 1)
+			if err != nil {
+				return graphrag.Subgraph{}, fmt.Errorf("neo4j: subgraph: %w", err)
+			}
+			sg.Near[e.ID] = asFloat(rec.Values[1])
+			sg.Relations = append(sg.Relations, e.Relation)
+			all = append(all, e.Source, e.Target)
+		}
 		all = uniqueInOrder(all)
-		if len(all) == 0 {
-			return nil
-		}
-		if maxRelations > 0 {
-			records, err := query(ctx, tx, `CALL () {
-					MATCH (e:Entity) WHERE e.key IN $keys AND COUNT { (e)-[:RELATED]-() } <= $hub
-					MATCH (e)-[r:RELATED]-() RETURN r
-					UNION
-					MATCH (a:Entity) WHERE a.key IN $near AND COUNT { (a)-[:RELATED]-() } <= $hub
-					MATCH (a)-[r:RELATED]-(b:Entity) WHERE b.key IN $near RETURN r
-				}
-				WITH DISTINCT r
-				WITH r, size(r.chunkIds) AS support ORDER BY support DESC, r.type, r.id LIMIT $max
-				WITH r, support, startNode(r) AS a, endNode(r) AS b,
-					CASE WHEN r.embedding IS NULL OR size(r.embedding) <> $dim THEN 0.0 ELSE reduce(best = 0.0,
-						c IN [v IN $vecs | 2 * vector.similarity.cosine(r.embedding, v) - 1] |
-						CASE WHEN c > best THEN c ELSE best END) END AS near
-				RETURN r {.id, .type, .description, .values, .chunkIds, .docIds,
-					source: a.key, target: b.key, sourceName: a.name, targetName: b.name} AS rel, near
-				ORDER BY support DESC, r.type, r.id`, map[string]any{"keys": keys, "near": near, "max": maxRelations, "vecs": vecs, "dim": s.embedDim(),
-				"hub": graphrag.MaxHubRelations})
-			if err != nil {
-				return err
-			}
-			for _, rec := range records {
-				e, err := edgeFrom(asMap(rec.Values[0]), 1)
-				if err != nil {
-					return err
-				}
-				sg.Near[e.ID] = asFloat(rec.Values[1])
-				sg.Relations = append(sg.Relations, e.Relation)
-				all = append(all, e.Source, e.Target)
-			}
-			all = uniqueInOrder(all)
-		}
-		return readMentions(ctx, tx, all, perEntity, &sg)
-	})
-	if err != nil {
+	}
+	if err := s.readMentions(ctx, all, perEntity, &sg); err != nil {
 		return graphrag.Subgraph{}, fmt.Errorf("neo4j: subgraph: %w", err)
 	}
 	return sg, nil
 }
 
 // readMentions sets each entity's mention count (the degree of its MENTIONS edges, which Neo4j keeps) and
-// its first perEntity chunks in ID order: all of them at once for the entities mentioned no more often,
-// then an ordered, bounded read per hub entity only (sorting every mention of every entity cost most of a
-// walk).
-func readMentions(ctx context.Context, tx neo4j.ManagedTransaction, keys []string, perEntity int, sg *graphrag.Subgraph) error {
+// its first perEntity chunks in ID order, in one statement: all the mentions of the entities mentioned no
+// more often, sorted here, and an ordered, bounded read for each hub entity (sorting every mention of
+// every entity cost most of a walk).
+func (s *Store) readMentions(ctx context.Context, keys []string, perEntity int, sg *graphrag.Subgraph) error {
 	per := max(perEntity, 0)
-	records, err := query(ctx, tx, `UNWIND $keys AS key
+	records, err := s.readRecords(ctx, `UNWIND $keys AS key
 		MATCH (e:Entity {key: key})
 		WITH key, e, COUNT { ()-[:MENTIONS]->(e) } AS n
-		RETURN key, n, CASE WHEN n <= $per THEN [(c:Chunk)-[:MENTIONS]->(e) | c.id] END AS ids`,
+		RETURN key, n, CASE WHEN n <= $per THEN [(c:Chunk)-[:MENTIONS]->(e) | c.id]
+			ELSE COLLECT { MATCH (c:Chunk)-[:MENTIONS]->(e) WITH c.id AS id ORDER BY id LIMIT $per RETURN id } END AS ids`,
 		map[string]any{"keys": keys, "per": per})
 	if err != nil {
 		return err
 	}
-	var hubs []string
 	for _, r := range records {
 		key, n := asString(r.Values[0]), asInt(r.Values[1])
 		sg.Mentioned[key] = n
-		if r.Values[2] == nil {
-			hubs = append(hubs, key)
-			continue
-		}
 		if ids := asStrings(r.Values[2]); len(ids) > 0 {
 			slices.Sort(ids)
 			sg.Mentions[key] = ids
 		}
-	}
-	if len(hubs) == 0 || per == 0 {
-		return nil
-	}
-	records, err = query(ctx, tx, `UNWIND $keys AS key
-		MATCH (e:Entity {key: key})
-		CALL (e) {
-			MATCH (c:Chunk)-[:MENTIONS]->(e)
-			WITH c.id AS id ORDER BY id LIMIT $per
-			RETURN collect(id) AS ids
-		}
-		RETURN key, ids`, map[string]any{"keys": hubs, "per": per})
-	if err != nil {
-		return err
-	}
-	for _, r := range records {
-		sg.Mentions[asString(r.Values[0])] = asStrings(r.Values[1])
 	}
 	return nil
 }

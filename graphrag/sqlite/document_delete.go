@@ -16,6 +16,7 @@ import (
 func (s *Store) DeleteDocument(ctx context.Context, id string) error {
 	s.vecMu.Lock()
 	defer s.vecMu.Unlock()
+	defer s.changing()()
 	chunkIDs, err := s.deleteDocument(ctx, id)
 	if isFull(err) && s.releaseReserve() {
 		chunkIDs, err = s.deleteDocument(ctx, id)

@@ -79,6 +79,7 @@ func (s *Store) ReplaceDocument(ctx context.Context, id string) error {
 	defer s.vecMu.Unlock()
 	s.swapMu.Lock()
 	defer s.swapMu.Unlock()
+	defer s.changing()()
 	var oldChunks []string
 	var vectors map[string][]float32
 	err := s.write(ctx, "replace document", func(tx *sql.Tx) error {

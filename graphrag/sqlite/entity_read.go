@@ -30,9 +30,24 @@ func (s *Store) Entities(ctx context.Context, keys []string) ([]graphrag.Entity,
 }
 
 func (s *Store) readEntities(ctx context.Context, keys []string, into map[string]*graphrag.Entity) error {
+	if err := s.readEntityRows(ctx, keys, into); err != nil {
+		return err
+	}
 	in, args := placeholders(len(keys)), stringArgs(keys)
+	return readProvenance(ctx, s.reader, `SELECT m.entity_key, m.chunk_id, c.doc_id FROM mentions m
+		JOIN chunks c ON c.id = m.chunk_id WHERE m.entity_key IN (`+in+`) ORDER BY m.chunk_id`, args,
+		func(key, chunkID, docID string) {
+			if e := into[key]; e != nil {
+				e.ChunkIDs = append(e.ChunkIDs, chunkID)
+				e.DocIDs = insertSorted(e.DocIDs, docID)
+			}
+		})
+}
+
+// readEntityRows reads the entities with these keys (at most batchSize) into into, without provenance.
+func (s *Store) readEntityRows(ctx context.Context, keys []string, into map[string]*graphrag.Entity) error {
 	rows, err := s.reader.QueryContext(ctx, `SELECT key, name, type, description, aliases FROM entities
-		WHERE key IN (`+in+`)`, args...)
+		WHERE key IN (`+placeholders(len(keys))+`)`, stringArgs(keys)...)
 	if err != nil {
 		return err
 	}
@@ -48,17 +63,7 @@ func (s *Store) readEntities(ctx context.Context, keys []string, into map[string
 		}
 		into[e.Key] = &e
 	}
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	return readProvenance(ctx, s.reader, `SELECT m.entity_key, m.chunk_id, c.doc_id FROM mentions m
-		JOIN chunks c ON c.id = m.chunk_id WHERE m.entity_key IN (`+in+`) ORDER BY m.chunk_id`, args,
-		func(key, chunkID, docID string) {
-			if e := into[key]; e != nil {
-				e.ChunkIDs = append(e.ChunkIDs, chunkID)
-				e.DocIDs = insertSorted(e.DocIDs, docID)
-			}
-		})
+	return rows.Err()
 }
 
 // readProvenance calls add for every (owner, chunk, document) row of query.

@@ -10,6 +10,20 @@ import (
 // SearchEntities finds entities whose name or aliases hold the words of query, best BM25 first, through
 // the same safe query builder as SearchText.
 func (s *Store) SearchEntities(ctx context.Context, query string, k int) ([]graphrag.Entity, error) {
+	keys, err := s.entityKeysMatching(ctx, query, k)
+	if err != nil || len(keys) == 0 {
+		return nil, err
+	}
+	entities, err := s.Entities(ctx, keys)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: search entities: %w", err)
+	}
+	return entities, nil
+}
+
+// entityKeysMatching returns the keys of the k entities whose name or aliases best match the words of
+// query; none for a query without words.
+func (s *Store) entityKeysMatching(ctx context.Context, query string, k int) ([]string, error) {
 	match := ftsQuery(query)
 	if match == "" || k <= 0 {
 		return nil, nil
@@ -19,9 +33,5 @@ func (s *Store) SearchEntities(ctx context.Context, query string, k int) ([]grap
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: search entities: %w", err)
 	}
-	entities, err := s.Entities(ctx, keys)
-	if err != nil {
-		return nil, fmt.Errorf("sqlite: search entities: %w", err)
-	}
-	return entities, nil
+	return keys, nil
 }

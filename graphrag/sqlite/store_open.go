@@ -64,7 +64,9 @@ type Store struct {
 	// previous is the vector index a committed re-embedding replaced, searched by queries of its
 	// dimension for PreviousVectorsFor (under swapMu).
 	previous *vectorIndex
-	logger   *slog.Logger
+	// gen counts deletes and replaces for readers that must see one version (generation.go).
+	gen    generation
+	logger *slog.Logger
 
 	state   openState
 	reserve int64

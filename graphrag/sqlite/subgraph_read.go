@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/hopwise/hopwise/graphrag"
 )
@@ -56,8 +57,9 @@ func (s *Store) Subgraph(ctx context.Context, q graphrag.SubgraphQuery) (graphra
 }
 
 // mentionsOf sets each entity's mention count (one grouped count over the mentions index) and its first
-// perEntity chunks (one bounded index read per entity: a window over every mention of a hub entity cost
-// more than all the rest of a walk).
+// perEntity chunks: all the mentions of the entities mentioned no more often, read together, and one
+// bounded index read per hub entity (a window over every mention of a hub entity cost more than all the
+// rest of a walk, and a statement per entity, most of them mentioned once or twice, most of a subgraph).
 func (s *Store) mentionsOf(ctx context.Context, keys []string, perEntity int, sg *graphrag.Subgraph) error {
 	for lo := 0; lo < len(keys); lo += batchSize {
 		part := keys[lo:min(lo+batchSize, len(keys))]
@@ -83,6 +85,29 @@ func (s *Store) mentionsOf(ctx context.Context, keys []string, perEntity int, sg
 	if perEntity <= 0 {
 		return nil
 	}
+	var few, hubs []string
+	for _, key := range keys {
+		switch n := sg.Mentioned[key]; {
+		case n == 0:
+		case n <= perEntity:
+			few = append(few, key)
+		default:
+			hubs = append(hubs, key)
+		}
+	}
+	for lo := 0; lo < len(few); lo += batchSize {
+		part := few[lo:min(lo+batchSize, len(few))]
+		err := eachPair(ctx, s.reader, `SELECT entity_key, chunk_id FROM mentions WHERE entity_key IN (`+
+			placeholders(len(part))+`) ORDER BY entity_key, chunk_id`, stringArgs(part), func(key, chunkID string) {
+			sg.Mentions[key] = append(sg.Mentions[key], chunkID)
+		})
+		if err != nil {
+			return err
+		}
+	}
+	if len(hubs) == 0 {
+		return nil
+	}
 	conn, err := s.reader.Conn(ctx)
 	if err != nil {
 		return err
@@ -93,10 +118,7 @@ func (s *Store) mentionsOf(ctx context.Context, keys []string, perEntity int, sg
 		return err
 	}
 	defer stmt.Close()
-	for _, key := range keys {
-		if sg.Mentioned[key] == 0 {
-			continue
-		}
+	for _, key := range hubs {
 		rows, err := stmt.QueryContext(ctx, key, perEntity)
 		if err != nil {
 			return err
@@ -121,11 +143,21 @@ func (s *Store) mentionsOf(ctx context.Context, keys []string, perEntity int, sg
 // entities the start chunks mention), the best supported first (then by type and ID), at most max, with
 // their ends' names and provenance.
 func (s *Store) subgraphRelations(ctx context.Context, keys, near []string, max int) ([]graphrag.Relation, error) {
-	keys, err := s.notHubs(ctx, keys)
+	near = near[:min(len(near), graphrag.MaxNear)]
+	hub, err := s.hubsAmong(ctx, unique(append(append([]string(nil), keys...), near...)))
 	if err != nil {
 		return nil, err
 	}
-	touching, err := s.relationsTouching(ctx, keys)
+	notHub := func(keys []string) []string {
+		out := make([]string, 0, len(keys))
+		for _, k := range keys {
+			if !hub[k] {
+				out = append(out, k)
+			}
+		}
+		return out
+	}
+	touching, err := s.relationsTouching(ctx, notHub(keys))
 	if err != nil {
 		return nil, err
 	}
@@ -133,16 +165,16 @@ func (s *Store) subgraphRelations(ctx context.Context, keys, near []string, max 
 	for _, r := range touching {
 		ids[r.ID] = true
 	}
-	near = near[:min(len(near), graphrag.MaxNear)]
-	small, err := s.notHubs(ctx, near) // a relation joining two hubs is not read, as in Neo4j
-	if err != nil {
-		return nil, err
-	}
+	small := notHub(near) // a relation joining two hubs is not read, as in Neo4j
 	if len(small) > 0 {
+		// Found by rows of the ends' indexes alone (a relation's row, with its vector, is read only when it
+		// joins two of them): testing the other end of every relation of every small entity read each row.
 		in, args := placeholders(len(near)), stringArgs(near)
 		inSmall, argsSmall := placeholders(len(small)), stringArgs(small)
-		between, err := s.readRelations(ctx, `(r.source IN (`+inSmall+`) AND r.target IN (`+in+`)) OR
-			(r.target IN (`+inSmall+`) AND r.source IN (`+in+`))`,
+		between, err := s.readRelations(ctx, `r.rowid IN (SELECT rowid FROM relations WHERE source IN (`+inSmall+`)
+				INTERSECT SELECT rowid FROM relations WHERE target IN (`+in+`)) OR
+			r.rowid IN (SELECT rowid FROM relations WHERE target IN (`+inSmall+`)
+				INTERSECT SELECT rowid FROM relations WHERE source IN (`+in+`))`,
 			slices.Concat(argsSmall, args, argsSmall, args))
 		if err != nil {
 			return nil, err
@@ -169,18 +201,18 @@ func (s *Store) subgraphRelations(ctx context.Context, keys, near []string, max 
 	return out, nil
 }
 
-// notHubs returns the keys of the entities with at most graphrag.MaxHubRelations relations.
-func (s *Store) notHubs(ctx context.Context, keys []string) ([]string, error) {
-	if len(keys) == 0 {
-		return nil, nil
-	}
+// hubsAmong returns the keys of the entities with more than graphrag.MaxHubRelations relations. Each
+// end's relations are counted up to one more than that (an index read bounded per key): counting all of a
+// hub's thousands was most of a subgraph's reads.
+func (s *Store) hubsAmong(ctx context.Context, keys []string) (map[string]bool, error) {
 	hub := map[string]bool{}
 	for lo := 0; lo < len(keys); lo += batchSize {
 		part := keys[lo:min(lo+batchSize, len(keys))]
-		in, args := placeholders(len(part)), stringArgs(part)
-		hubs, err := queryStrings(ctx, s.reader, `SELECT key FROM (SELECT source AS key FROM relations WHERE source IN (`+in+`)
-			UNION ALL SELECT target FROM relations WHERE target IN (`+in+`)) GROUP BY key HAVING count(*) > ?`,
-			append(append(args, args...), graphrag.MaxHubRelations)...)
+		hubs, err := queryStrings(ctx, s.reader, `WITH k(key) AS (VALUES `+strings.TrimSuffix(strings.Repeat("(?),", len(part)), ",")+`)
+			SELECT key FROM k
+			WHERE (SELECT count(*) FROM (SELECT 1 FROM relations WHERE source = k.key LIMIT ?)) +
+				(SELECT count(*) FROM (SELECT 1 FROM relations WHERE target = k.key LIMIT ?)) > ?`,
+			append(stringArgs(part), graphrag.MaxHubRelations+1, graphrag.MaxHubRelations+1, graphrag.MaxHubRelations)...)
 		if err != nil {
 			return nil, err
 		}
@@ -188,13 +220,7 @@ func (s *Store) notHubs(ctx context.Context, keys []string) ([]string, error) {
 			hub[k] = true
 		}
 	}
-	out := make([]string, 0, len(keys))
-	for _, k := range keys {
-		if !hub[k] {
-			out = append(out, k)
-		}
-	}
-	return out, nil
+	return hub, nil
 }
 
 // eachPair calls add for every two-column string row of query.
