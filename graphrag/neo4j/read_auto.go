@@ -17,6 +17,7 @@ const readAttempts = 3
 // tried again on a fresh connection, up to readAttempts times.
 func (s *Store) readRecords(ctx context.Context, cypher string, params map[string]any) ([]*neo4j.Record, error) {
 	var records []*neo4j.Record
+	cypher, params = s.scope(cypher, params) // into the store's workspace (workspace.go)
 	err := s.guard(ctx, func(ctx context.Context) error {
 		session := s.driver.NewSession(ctx, neo4j.SessionConfig{DatabaseName: s.opt.Database, AccessMode: neo4j.AccessModeRead})
 		defer session.Close(context.WithoutCancel(ctx))
