@@ -82,31 +82,7 @@ func TestMain(m *testing.M) {
 // sqlitePath is the cached corpus file of n chunks, built when missing.
 func sqlitePath(b *testing.B, n int) string {
 	path := filepath.Join(cacheDir(b), fmt.Sprintf("%s-sqlite-%d.db", corpusVersion, n))
-	if _, err := os.Stat(path); err == nil {
-		return path
-	}
-	tmp := path + ".building"
-	for _, suffix := range []string{"", "-wal", "-shm"} {
-		os.Remove(tmp + suffix)
-	}
-	ctx := context.Background()
-	st, err := sqlite.Open(ctx, tmp, sqlite.Options{EmbedDim: dim, EmbedModel: "storebench"}, slog.New(slog.DiscardHandler))
-	if err != nil {
-		b.Fatal(err)
-	}
-	start := time.Now()
-	if err := newCorpus(n).seed(ctx, st, 1, buildProgress(b, "sqlite", n, start)); err != nil {
-		st.Close()
-		b.Fatalf("build the sqlite corpus of %d chunks: %v", n, err)
-	}
-	if err := st.Close(); err != nil {
-		b.Fatal(err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		b.Fatal(err)
-	}
-	b.Logf("built the sqlite corpus of %d chunks in %v: %s", n, time.Since(start).Round(time.Second), path)
-	return path
+	return cachedSQLite(b, path, "sqlite", n, func(st graphrag.Store) graphrag.Store { return st })
 }
 
 func buildProgress(b *testing.B, kind string, n int, start time.Time) func(done, total int) {

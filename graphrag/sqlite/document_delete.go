@@ -17,9 +17,9 @@ func (s *Store) DeleteDocument(ctx context.Context, id string) error {
 	s.vecMu.Lock()
 	defer s.vecMu.Unlock()
 	defer s.changing()()
-	chunkIDs, err := s.deleteDocument(ctx, id)
+	chunkSeqs, err := s.deleteDocument(ctx, id)
 	if isFull(err) && s.releaseReserve() {
-		chunkIDs, err = s.deleteDocument(ctx, id)
+		chunkSeqs, err = s.deleteDocument(ctx, id)
 		if err == nil {
 			if _, cerr := s.writer.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`); cerr != nil {
 				s.logger.Warn("sqlite: checkpoint after a delete on a full disk", "err", cerr)
@@ -29,25 +29,35 @@ func (s *Store) DeleteDocument(ctx context.Context, id string) error {
 	if err != nil {
 		return fmt.Errorf("sqlite: delete document %s: %w", id, err)
 	}
-	s.vectors.remove(chunkIDs)
-	s.logger.Debug("sqlite document deleted", "doc", id, "chunks", len(chunkIDs))
+	s.vectors.remove(chunkSeqs)
+	s.logger.Debug("sqlite document deleted", "doc", id, "chunks", len(chunkSeqs))
 	s.keepReserve()
 	return nil
 }
 
-func (s *Store) deleteDocument(ctx context.Context, id string) ([]string, error) {
-	var chunkIDs []string
+func (s *Store) deleteDocument(ctx context.Context, id string) ([]int64, error) {
+	var chunkSeqs []int64
+	var before, after int64
 	err := s.write(ctx, "delete document", func(tx *sql.Tx) error {
 		var err error
-		chunkIDs, err = deleteDocumentTx(ctx, tx, id)
+		if before, err = changeCount(ctx, tx); err != nil {
+			return err
+		}
+		if chunkSeqs, err = deleteDocumentTx(ctx, tx, id); err != nil {
+			return err
+		}
+		after, err = changeCount(ctx, tx)
 		return err
 	})
-	return chunkIDs, err
+	if err == nil {
+		s.vectors.track(before, after)
+	}
+	return chunkSeqs, err
 }
 
-// deleteDocumentTx deletes a document and what only it supports in tx and returns its chunks' IDs.
-func deleteDocumentTx(ctx context.Context, tx *sql.Tx, id string) ([]string, error) {
-	chunkIDs, err := queryStrings(ctx, tx, `SELECT id FROM chunks WHERE doc_id = ?`, id)
+// deleteDocumentTx deletes a document and what only it supports in tx and returns its chunks' seqs.
+func deleteDocumentTx(ctx context.Context, tx *sql.Tx, id string) ([]int64, error) {
+	chunkSeqs, err := queryInts(ctx, tx, `SELECT seq FROM chunks WHERE doc_id = ?`, id)
 	if err != nil {
 		return nil, err
 	}
@@ -71,7 +81,7 @@ func deleteDocumentTx(ctx context.Context, tx *sql.Tx, id string) ([]string, err
 	}
 	err = execBatches(ctx, tx, `DELETE FROM entities WHERE key IN (%s)
 		AND NOT EXISTS (SELECT 1 FROM mentions m WHERE m.entity_key = entities.key)`, entityKeys)
-	return chunkIDs, err
+	return chunkSeqs, err
 }
 
 // queryer is what *sql.DB and *sql.Tx share for reads.
@@ -81,20 +91,7 @@ type queryer interface {
 
 // queryStrings returns the first column of every row.
 func queryStrings(ctx context.Context, q queryer, query string, args ...any) ([]string, error) {
-	rows, err := q.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var v string
-		if err := rows.Scan(&v); err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	return out, rows.Err()
+	return queryColumn[string](ctx, q, query, args...)
 }
 
 // batchSize bounds the parameters of one IN list, well under SQLite's variable limit.

@@ -80,23 +80,31 @@ func (s *Store) ReplaceDocument(ctx context.Context, id string) error {
 	s.swapMu.Lock()
 	defer s.swapMu.Unlock()
 	defer s.changing()()
-	var oldChunks []string
-	var vectors map[string][]float32
+	var oldChunks []int64
+	var vectors map[int64][]float32
+	var before, after int64
 	err := s.write(ctx, "replace document", func(tx *sql.Tx) error {
 		var err error
-		oldChunks, vectors, err = s.replaceDocument(ctx, tx, id)
+		if before, err = changeCount(ctx, tx); err != nil {
+			return err
+		}
+		if oldChunks, vectors, err = s.replaceDocument(ctx, tx, id); err != nil {
+			return err
+		}
+		after, err = changeCount(ctx, tx)
 		return err
 	})
 	if err != nil {
 		return fmt.Errorf("sqlite: replace with document %s: %w", id, err)
 	}
 	s.vectors.swap(vectors, oldChunks)
+	s.vectors.track(before, after)
 	return nil
 }
 
-// replaceDocument is ReplaceDocument's transaction; it returns the replaced document's chunk IDs and the
+// replaceDocument is ReplaceDocument's transaction; it returns the replaced document's chunk seqs and the
 // vectors of the new version's chunks.
-func (s *Store) replaceDocument(ctx context.Context, tx *sql.Tx, id string) ([]string, map[string][]float32, error) {
+func (s *Store) replaceDocument(ctx context.Context, tx *sql.Tx, id string) ([]int64, map[int64][]float32, error) {
 	var replaces string
 	found, err := scanOne(ctx, tx, `SELECT replaces FROM documents WHERE id = ?`, id, &replaces)
 	if err != nil {
@@ -108,7 +116,7 @@ func (s *Store) replaceDocument(ctx context.Context, tx *sql.Tx, id string) ([]s
 	if err := s.mergeStaged(ctx, tx, id); err != nil {
 		return nil, nil, err
 	}
-	var oldChunks []string
+	var oldChunks []int64
 	if replaces != "" {
 		if oldChunks, err = deleteDocumentTx(ctx, tx, replaces); err != nil {
 			return nil, nil, fmt.Errorf("delete the replaced document %s: %w", replaces, err)
@@ -219,31 +227,31 @@ func stagedExtraction(ctx context.Context, tx *sql.Tx, chunkID string, c stagedC
 	return x, rows.Err()
 }
 
-// documentVectors reads the vectors of a document's chunks.
-func documentVectors(ctx context.Context, tx *sql.Tx, docID string, dim int) (map[string][]float32, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT id, embedding FROM chunks WHERE doc_id = ? AND embedding IS NOT NULL`, docID)
+// documentVectors reads the vectors of a document's chunks, by chunk seq.
+func documentVectors(ctx context.Context, tx *sql.Tx, docID string, dim int) (map[int64][]float32, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT seq, embedding FROM chunks WHERE doc_id = ? AND embedding IS NOT NULL`, docID)
 	if err != nil {
 		return nil, err
 	}
-	out := map[string][]float32{}
-	err = scanVectors(rows, dim, func(id string, vec []float32) { out[id] = vec })
+	out := map[int64][]float32{}
+	err = scanVectors(rows, dim, func(seq int64, vec []float32) { out[seq] = vec })
 	return out, err
 }
 
-// scanVectors decodes rows of chunk IDs and vectors of dimension dim into put, and closes rows.
-func scanVectors(rows *sql.Rows, dim int, put func(id string, vec []float32)) error {
+// scanVectors decodes rows of chunk seqs and vectors of dimension dim into put, and closes rows.
+func scanVectors(rows *sql.Rows, dim int, put func(seq int64, vec []float32)) error {
 	defer rows.Close()
+	var blob sql.RawBytes
 	for rows.Next() {
-		var id string
-		var blob []byte
-		if err := rows.Scan(&id, &blob); err != nil {
+		var seq int64
+		if err := rows.Scan(&seq, &blob); err != nil {
 			return err
 		}
 		vec, err := decodeVector(blob, dim)
 		if err != nil {
-			return fmt.Errorf("chunk %s: %w", id, err)
+			return fmt.Errorf("chunk %d: %w", seq, err)
 		}
-		put(id, vec)
+		put(seq, vec)
 	}
 	return rows.Err()
 }

@@ -25,14 +25,21 @@ func (s *Store) SetEmbeddings(ctx context.Context, vectors map[string][]float32)
 		}
 	}
 	var stored []string
+	var seqs []int64
+	var before, after int64
 	err := s.write(ctx, "set embeddings", func(tx *sql.Tx) error {
+		seqs = seqs[:0]
 		stored = stored[:0]
 		if err := s.checkSpace(ctx, tx); err != nil {
 			return err
 		}
+		var err error
+		if before, err = changeCount(ctx, tx); err != nil {
+			return err
+		}
 		stmt, err := tx.PrepareContext(ctx, `UPDATE chunks SET embedding = ?,
 			status = CASE WHEN status = 'pending' THEN 'embedded' ELSE status END WHERE id = ?
-			RETURNING doc_id`)
+			RETURNING doc_id, seq`)
 		if err != nil {
 			return err
 		}
@@ -40,7 +47,8 @@ func (s *Store) SetEmbeddings(ctx context.Context, vectors map[string][]float32)
 		staged := map[string]bool{}
 		for _, id := range ids {
 			var docID string
-			err := stmt.QueryRowContext(ctx, encodeVector(vectors[id]), id).Scan(&docID)
+			var seq int64
+			err := stmt.QueryRowContext(ctx, encodeVector(vectors[id]), id).Scan(&docID, &seq)
 			if errors.Is(err, sql.ErrNoRows) {
 				continue
 			}
@@ -56,38 +64,18 @@ func (s *Store) SetEmbeddings(ctx context.Context, vectors map[string][]float32)
 			}
 			if !isStaged {
 				stored = append(stored, id)
+				seqs = append(seqs, seq)
 			}
 		}
-		return nil
+		after, err = changeCount(ctx, tx)
+		return err
 	})
 	if err != nil {
 		return fmt.Errorf("sqlite: set embeddings: %w", err)
 	}
-	for _, id := range stored {
-		s.vectors.put(id, vectors[id])
+	for i, id := range stored {
+		s.vectors.put(seqs[i], vectors[id])
 	}
+	s.vectors.track(before, after)
 	return nil
-}
-
-// loadVectors fills the in-memory copy from the file.
-func (s *Store) loadVectors(ctx context.Context) error {
-	rows, err := s.reader.QueryContext(ctx, `SELECT c.id, c.embedding FROM chunks c JOIN documents d ON d.id = c.doc_id
-		WHERE c.embedding IS NOT NULL AND d.replaces = ''`)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var id string
-		var blob []byte
-		if err := rows.Scan(&id, &blob); err != nil {
-			return err
-		}
-		vec, err := decodeVector(blob, s.embedDim())
-		if err != nil {
-			return fmt.Errorf("chunk %s: %w", id, err)
-		}
-		s.vectors.put(id, vec)
-	}
-	return rows.Err()
 }

@@ -22,11 +22,13 @@ import (
 func (s *Store) PutExtraction(ctx context.Context, x graphrag.Extraction) error {
 	s.spaceMu.RLock()
 	defer s.spaceMu.RUnlock()
+	ctx = withPrepared(ctx, s.prepared)
+	defer s.prepared.prepareNoted(ctx)
 	plan, err := graphrag.PlanExtraction(x, s.embedDim())
 	if err != nil {
 		return fmt.Errorf("sqlite: put extraction of %s: %w", x.ChunkID, err)
 	}
-	err = s.write(ctx, "put extraction", func(tx *sql.Tx) error {
+	err = s.batchWrite(ctx, "put extraction", func(tx *sql.Tx) error {
 		if err := requireChunk(ctx, tx, x.ChunkID); err != nil {
 			return err
 		}
@@ -65,7 +67,7 @@ func applyPlan(ctx context.Context, tx *sql.Tx, plan graphrag.ExtractionPlan) er
 			return fmt.Errorf("relation %s: %w", r.ID, err)
 		}
 	}
-	_, err := tx.ExecContext(ctx, `UPDATE chunks SET status = 'extracted', error = '' WHERE id = ?`, plan.ChunkID)
+	_, err := execTx(ctx, tx, `UPDATE chunks SET status = 'extracted', error = '' WHERE id = ?`, plan.ChunkID)
 	return err
 }
 
@@ -86,7 +88,7 @@ func (s *Store) MarkChunkFailed(ctx context.Context, chunkID, reason string) err
 
 func requireChunk(ctx context.Context, tx *sql.Tx, id string) error {
 	var one int
-	err := tx.QueryRowContext(ctx, `SELECT 1 FROM chunks WHERE id = ?`, id).Scan(&one)
+	err := queryRowTx(ctx, tx, `SELECT 1 FROM chunks WHERE id = ?`, id).Scan(&one)
 	if errors.Is(err, sql.ErrNoRows) {
 		return fmt.Errorf("no chunk %q: %w", id, graphrag.ErrNotFound)
 	}
@@ -113,11 +115,11 @@ func putEntity(ctx context.Context, tx *sql.Tx, e graphrag.PlannedEntity) error 
 		return err
 	}
 	if stored.Key == "" {
-		_, err = tx.ExecContext(ctx, `INSERT INTO entities (key, name, type, description, aliases) VALUES (?, ?, ?, ?, ?)`,
+		_, err = execTx(ctx, tx, `INSERT INTO entities (key, name, type, description, aliases) VALUES (?, ?, ?, ?, ?)`,
 			merged.Key, merged.Name, merged.Type, merged.Description, string(aliases))
 		return err
 	}
-	_, err = tx.ExecContext(ctx, `UPDATE entities SET type = ?, description = ?, aliases = ? WHERE key = ?`,
+	_, err = execTx(ctx, tx, `UPDATE entities SET type = ?, description = ?, aliases = ? WHERE key = ?`,
 		merged.Type, merged.Description, string(aliases), merged.Key)
 	return err
 }
@@ -139,7 +141,7 @@ func readEntity(ctx context.Context, tx *sql.Tx, key string) (graphrag.Entity, e
 
 // scanOne scans the row q selects by arg into dest; found is false when there is none.
 func scanOne(ctx context.Context, tx *sql.Tx, q string, arg any, dest ...any) (found bool, err error) {
-	err = tx.QueryRowContext(ctx, q, arg).Scan(dest...)
+	err = queryRowTx(ctx, tx, q, arg).Scan(dest...)
 	if errors.Is(err, sql.ErrNoRows) {
 		return false, nil
 	}
@@ -149,7 +151,7 @@ func scanOne(ctx context.Context, tx *sql.Tx, q string, arg any, dest ...any) (f
 // addMentions records that these chunks mention the entity; chunk IDs not in the store are skipped.
 func addMentions(ctx context.Context, tx *sql.Tx, key string, chunkIDs []string) error {
 	for _, id := range unique(chunkIDs) {
-		_, err := tx.ExecContext(ctx, `INSERT INTO mentions (entity_key, chunk_id)
+		_, err := execTx(ctx, tx, `INSERT INTO mentions (entity_key, chunk_id)
 			SELECT ?, id FROM chunks WHERE id = ? ON CONFLICT DO NOTHING`, key, id)
 		if err != nil {
 			return err
@@ -170,7 +172,7 @@ func putRelation(ctx context.Context, tx *sql.Tx, r graphrag.Relation) error {
 		return err
 	}
 	for _, id := range r.ChunkIDs {
-		_, err := tx.ExecContext(ctx, `INSERT INTO relation_chunks (relation_id, chunk_id)
+		_, err := execTx(ctx, tx, `INSERT INTO relation_chunks (relation_id, chunk_id)
 			SELECT ?, id FROM chunks WHERE id = ? ON CONFLICT DO NOTHING`, r.ID, id)
 		if err != nil {
 			return err
@@ -211,7 +213,7 @@ func writeRelation(ctx context.Context, tx *sql.Tx, stored, merged graphrag.Rela
 		vec = encodeVector(merged.Embedding)
 	}
 	if stored.ID == "" {
-		_, err = tx.ExecContext(ctx, `INSERT INTO relations (id, source, target, type, description, vals, embedding)
+		_, err = execTx(ctx, tx, `INSERT INTO relations (id, source, target, type, description, vals, embedding)
 			VALUES (?, ?, ?, ?, ?, ?, ?)`, merged.ID, merged.Source, merged.Target, merged.Type, merged.Description, string(vals), vec)
 		return err
 	}
@@ -222,7 +224,7 @@ func writeRelation(ctx context.Context, tx *sql.Tx, stored, merged graphrag.Rela
 	if merged.Description == stored.Description && bytes.Equal(vals, was) && slices.Equal(merged.Embedding, stored.Embedding) {
 		return nil
 	}
-	_, err = tx.ExecContext(ctx, `UPDATE relations SET description = ?, vals = ?, embedding = ? WHERE id = ?`,
+	_, err = execTx(ctx, tx, `UPDATE relations SET description = ?, vals = ?, embedding = ? WHERE id = ?`,
 		merged.Description, string(vals), vec, merged.ID)
 	return err
 }

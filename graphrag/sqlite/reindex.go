@@ -175,9 +175,13 @@ func (s *Store) CommitReembed(ctx context.Context) error {
 	defer s.spaceMu.Unlock()
 	var target graphrag.EmbeddingSpace
 	var next *vectorIndex
+	var before, after int64
 	err := s.write(ctx, "commit re-embedding", func(tx *sql.Tx) error {
 		var err error
 		if target, err = reembedTarget(ctx, tx); err != nil {
+			return err
+		}
+		if before, err = changeCount(ctx, tx); err != nil {
 			return err
 		}
 		if target.Dim == 0 {
@@ -208,7 +212,11 @@ func (s *Store) CommitReembed(ctx context.Context) error {
 		if err := setMeta(ctx, tx, metaEmbedDim, strconv.Itoa(target.Dim)); err != nil {
 			return err
 		}
-		return setMeta(ctx, tx, metaEmbedModel, target.Model)
+		if err := setMeta(ctx, tx, metaEmbedModel, target.Model); err != nil {
+			return err
+		}
+		after, err = changeCount(ctx, tx)
+		return err
 	})
 	if err != nil {
 		return fmt.Errorf("sqlite: commit re-embedding: %w", err)
@@ -227,6 +235,7 @@ func (s *Store) CommitReembed(ctx context.Context) error {
 		})
 	}
 	s.vectors.replaceWith(next)
+	s.vectors.track(before, after)
 	s.space.Store(&target)
 	s.swapMu.Unlock()
 	s.logger.Info("sqlite re-embedding committed", "path", s.path, "model", target.Model, "dim", target.Dim, "vectors", next.len())
@@ -235,20 +244,13 @@ func (s *Store) CommitReembed(ctx context.Context) error {
 
 // stagedIndex builds the in-memory copy of the staged vectors of searchable chunks.
 func stagedIndex(ctx context.Context, tx *sql.Tx, dim int) (*vectorIndex, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT c.id, c.embedding_next FROM chunks c JOIN documents d ON d.id = c.doc_id
+	rows, err := tx.QueryContext(ctx, `SELECT c.seq, c.embedding_next FROM chunks c JOIN documents d ON d.id = c.doc_id
 		WHERE c.embedding_next IS NOT NULL AND d.replaces = ''`)
 	if err != nil {
 		return nil, err
 	}
 	idx := newVectorIndex(dim)
 	return idx, scanVectors(rows, dim, idx.putLocked)
-}
-
-// replaceWith takes n's vectors and dimension, at once for a search.
-func (v *vectorIndex) replaceWith(n *vectorIndex) {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	v.dim, v.ids, v.data, v.slot = n.dim, n.ids, n.data, n.slot
 }
 
 // PreviousVectorsFor is how long after a re-embedding to another dimension the vectors it replaced still

@@ -184,4 +184,24 @@ CREATE INDEX chunks_reextracted ON chunks(seq) WHERE graph_next IS NOT NULL;`,
 	// 13: workspaces, the accounts' memberships and the workspace of each API token (workspaceSchema in
 	// auth_workspace.go); what the file held is the default workspace.
 	workspaceSchema,
+	// 14: the count of changes to the searchable chunk vectors under a random token naming this file,
+	// which the vector index file beside it records, so that Open knows whether that file is current
+	// (vector_index_file.go). Triggers count every change of a vector, whoever writes it: a chunk inserted
+	// with one or deleted, a vector set outside a staged document, a staged document made searchable.
+	`CREATE TABLE vector_changes (id INTEGER PRIMARY KEY CHECK (id = 1), token TEXT NOT NULL, n INTEGER NOT NULL);
+INSERT INTO vector_changes VALUES (1, lower(hex(randomblob(16))), 0);
+CREATE TRIGGER chunks_vector_insert AFTER INSERT ON chunks WHEN new.embedding IS NOT NULL BEGIN
+	UPDATE vector_changes SET n = n + 1 WHERE id = 1;
+END;
+CREATE TRIGGER chunks_vector_update AFTER UPDATE OF embedding ON chunks
+	WHEN (SELECT replaces FROM documents WHERE id = new.doc_id) = '' BEGIN
+	UPDATE vector_changes SET n = n + 1 WHERE id = 1;
+END;
+CREATE TRIGGER chunks_vector_delete AFTER DELETE ON chunks WHEN old.embedding IS NOT NULL BEGIN
+	UPDATE vector_changes SET n = n + 1 WHERE id = 1;
+END;
+CREATE TRIGGER documents_vectors_publish AFTER UPDATE OF replaces ON documents
+	WHEN old.replaces <> '' AND new.replaces = '' BEGIN
+	UPDATE vector_changes SET n = n + 1 WHERE id = 1;
+END;`,
 }

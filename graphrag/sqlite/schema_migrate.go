@@ -89,7 +89,7 @@ func (s *Store) checkEmbedding(ctx context.Context, opt Options) error {
 
 func metaString(ctx context.Context, tx *sql.Tx, key string) (string, error) {
 	var v string
-	err := tx.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = ?`, key).Scan(&v)
+	err := queryRowTx(ctx, tx, `SELECT value FROM meta WHERE key = ?`, key).Scan(&v)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", nil
 	}

@@ -33,7 +33,9 @@ func TestMigrateFromAnOlderVersion(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Take the file back to version 1, as an older Hopwise left it.
-	if _, err := s.writer.ExecContext(t.Context(), `DROP INDEX chunks_reextract; DROP INDEX chunks_reextracted;
+	if _, err := s.writer.ExecContext(t.Context(), `DROP TRIGGER chunks_vector_insert; DROP TRIGGER chunks_vector_update;
+		DROP TRIGGER chunks_vector_delete; DROP TRIGGER documents_vectors_publish; DROP TABLE vector_changes;
+		DROP INDEX chunks_reextract; DROP INDEX chunks_reextracted;
 		ALTER TABLE chunks DROP COLUMN graph_next;
 		DROP INDEX chunks_reembed; DROP INDEX relations_reembed;
 		ALTER TABLE chunks DROP COLUMN embedding_next; ALTER TABLE relations DROP COLUMN embedding_next;
@@ -57,6 +59,9 @@ func TestMigrateFromAnOlderVersion(t *testing.T) {
 	s = openTemp(t, path, 4)
 	if v := schemaVersion(t, s); v != len(migrations) {
 		t.Errorf("reopened file at version %d, want %d", v, len(migrations))
+	}
+	if n := s.vectors.len(); n != 2 || !strings.HasPrefix(s.vectors.origin, "rebuilt") {
+		t.Errorf("vector index after migration: %d vectors, %q; want 2, rebuilt", n, s.vectors.origin)
 	}
 	var docs int
 	if err := s.reader.QueryRowContext(t.Context(), `SELECT doc FROM chunks_vocab WHERE term = 'munich'`).Scan(&docs); err != nil || docs != 1 {

@@ -64,6 +64,12 @@ type Store struct {
 	// previous is the vector index a committed re-embedding replaced, searched by queries of its
 	// dimension for PreviousVectorsFor (under swapMu).
 	previous *vectorIndex
+	// prepared are the statements compiled on the writer (stmt_cache.go); batch queues the writes that
+	// share a transaction (write_batch.go).
+	prepared *preparedStmts
+	batch    writeBatcher
+	// termDocs caches how many chunks hold each searched word (text_search.go).
+	termDocs termCounts
 	// gen counts deletes and replaces for readers that must see one version (generation.go).
 	gen    generation
 	logger *slog.Logger
@@ -126,6 +132,7 @@ func Open(ctx context.Context, path string, opt Options, logger *slog.Logger) (*
 		state:   openState{existed: existed, forced: forced},
 		reserve: opt.ReserveBytes, minFree: cmp.Or(opt.MinFreeBytes, DefaultMinFreeBytes), opt: opt}
 	s.space.Store(&graphrag.EmbeddingSpace{Model: opt.EmbedModel, Dim: opt.EmbedDim})
+	s.prepared = newPreparedStmts(writer)
 	s.ws = newWorkspaceFiles(s)
 	if err := s.prepare(ctx, opt); err != nil {
 		s.Close()
@@ -202,6 +209,10 @@ func (s *Store) Close() error {
 
 func (s *Store) closeFile() error {
 	var errs []error
+	if s.writer != nil && s.reader != nil {
+		s.saveVectors(context.Background())
+		s.prepared.close()
+	}
 	if s.writer != nil {
 		if _, err := s.writer.Exec("PRAGMA optimize"); err != nil {
 			s.logger.Debug("sqlite optimize before close failed", "err", err)

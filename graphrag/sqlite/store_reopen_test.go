@@ -162,9 +162,15 @@ func TestDeleteDropsVectorsFromMemory(t *testing.T) {
 		t.Errorf("vectors after delete = %d, want 2", n)
 	}
 	checkIntegrity(t, s.writer)
+	live, err := queryInts(t.Context(), s.reader, `SELECT seq FROM chunks`)
+	if err != nil {
+		t.Fatal(err)
+	}
 	s.vectors.mu.RLock()
 	defer s.vectors.mu.RUnlock()
-	if slices.Contains(s.vectors.ids, ids[0]) || slices.Contains(s.vectors.ids, ids[1]) {
-		t.Errorf("deleted chunks still in memory: %v", s.vectors.ids)
+	for _, seq := range s.vectors.seqs {
+		if !slices.Contains(live, seq) {
+			t.Errorf("deleted chunk %d still in memory (live: %v)", seq, live)
+		}
 	}
 }

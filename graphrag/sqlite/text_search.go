@@ -5,13 +5,19 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
+	"sync"
 
 	"github.com/hopwise/hopwise/graphrag"
 )
 
 // SearchText ranks embedded chunks by BM25 over their text, best first, with Score = -bm25 (higher is
 // better). Chunks still pending, and staged ones, are not searchable yet. A query with no words finds nothing.
+//
+// The full-text index ranks its rows alone, with a limit, and only the rows it keeps are joined with their
+// chunk and document: joining every match first read the text of each into the sort. Rows the chunk
+// filters leave out (pending, staged) are made up for by asking the index for more.
 func (s *Store) SearchText(ctx context.Context, query string, k int) ([]graphrag.ScoredChunk, error) {
 	terms := ftsTerms(query)
 	if len(terms) == 0 || k <= 0 {
@@ -21,40 +27,99 @@ func (s *Store) SearchText(ctx context.Context, query string, k int) ([]graphrag
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: search text: %w", err)
 	}
-	rows, err := s.reader.QueryContext(ctx, `SELECT c.id, c.doc_id, c.ordinal, c.section, c.text, c.tokens,
-		c.status, c.error, d.name, d.title, c.page, f.rank
-		FROM chunks_fts f JOIN chunks c ON c.seq = f.rowid JOIN documents d ON d.id = c.doc_id
-		WHERE chunks_fts MATCH ? AND c.status <> 'pending' AND d.replaces = ''
-		ORDER BY f.rank LIMIT ?`, ftsMatch(terms), k)
-	if err != nil {
-		return nil, fmt.Errorf("sqlite: search text: %w", err)
-	}
-	defer rows.Close()
-	var out []graphrag.ScoredChunk
-	for rows.Next() {
-		var bm25 float64
-		c, err := scanChunk(rows, &bm25)
+	match := ftsMatch(terms)
+	for limit := k + 16; ; limit *= 4 {
+		out, ranked, err := s.searchText(ctx, match, k, limit)
 		if err != nil {
 			return nil, fmt.Errorf("sqlite: search text: %w", err)
 		}
-		out = append(out, graphrag.ScoredChunk{Chunk: c, Score: -bm25, Rank: len(out) + 1})
+		if len(out) >= k || ranked < limit {
+			return out, nil
+		}
+	}
+}
+
+// searchText returns the k best searchable chunks among the limit best rows of the full-text index for
+// match, and how many rows the index gave.
+func (s *Store) searchText(ctx context.Context, match string, k, limit int) ([]graphrag.ScoredChunk, int, error) {
+	tx, err := s.reader.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, 0, err
+	}
+	defer tx.Rollback()
+	rows, err := tx.QueryContext(ctx, `SELECT rowid, rank FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rank LIMIT ?`,
+		match, limit)
+	if err != nil {
+		return nil, 0, err
+	}
+	type ranked struct {
+		seq  int64
+		bm25 float64
+	}
+	var top []ranked
+	for rows.Next() {
+		var r ranked
+		if err := rows.Scan(&r.seq, &r.bm25); err != nil {
+			rows.Close()
+			return nil, 0, err
+		}
+		top = append(top, r)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, 0, err
+	}
+	if len(top) == 0 {
+		return nil, 0, nil
+	}
+	args := make([]any, len(top))
+	for i, r := range top {
+		args[i] = r.seq
+	}
+	rows, err = tx.QueryContext(ctx, `SELECT c.id, c.doc_id, c.ordinal, c.section, c.text, c.tokens, c.status, c.error,
+		d.name, d.title, c.page, c.seq FROM chunks c JOIN documents d ON d.id = c.doc_id
+		WHERE c.seq IN (`+placeholders(len(args))+`) AND c.status <> 'pending' AND d.replaces = ''`, args...)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer rows.Close()
+	found := make(map[int64]graphrag.Chunk, len(top))
+	for rows.Next() {
+		var seq int64
+		c, err := scanChunk(rows, &seq)
+		if err != nil {
+			return nil, 0, err
+		}
+		found[seq] = c
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("sqlite: search text: %w", err)
+		return nil, 0, err
 	}
-	return out, nil
+	out := make([]graphrag.ScoredChunk, 0, min(k, len(found)))
+	for _, r := range top {
+		if c, ok := found[r.seq]; ok && len(out) < k {
+			out = append(out, graphrag.ScoredChunk{Chunk: c, Score: -r.bm25, Rank: len(out) + 1})
+		}
+	}
+	return out, len(top), nil
 }
 
 // pruneFrom is the number of chunks from which dropCommon looks at the terms; below it, scoring every
 // match is cheap.
 const pruneFrom = 1000
 
-// dropCommon leaves out the single words found in more than half of the chunks, and those found in none,
-// as long as another term that matches remains. FTS5's BM25 gives a word held by most chunks no weight
-// (its IDF is clamped to almost zero), so the chunks that hold a rarer term keep their order; only chunks
-// that match nothing but common words, ranked as noise, are no longer listed. Scoring such a word would
-// cost a pass over most chunks: title words, which prefix every chunk of a document, are the usual case.
-// Phrases (identifiers) are always kept.
+// postingsBudget bounds the rows one full-text search scores, summed over its words: past it, the more
+// common words are left out (see dropCommon). FTS5 scores a row in about 2 µs on this machine's cores,
+// so the budget keeps a search near 10 ms at any size. A variable for tests.
+var postingsBudget = 4096
+
+// dropCommon leaves out, as long as another term that matches remains, the single words found in none of
+// the chunks, those found in more than half of them, and then the most common words past postingsBudget:
+// FTS5 scores every row that holds any word of the query, so a search costs the posting lists of its
+// words, and those of common words are long. BM25 gives a word held by most chunks almost no weight (its
+// IDF is clamped near zero) and a common word little, so the chunks that hold the rarer terms keep their
+// order; chunks that match only the common words, ranked as noise, are no longer listed. Phrases
+// (identifiers) and the rarest word that matches are always kept; the kept terms stay in the query's order.
 func (s *Store) dropCommon(ctx context.Context, terms []ftsTerm) ([]ftsTerm, error) {
 	if len(terms) < 2 {
 		return terms, nil
@@ -64,49 +129,139 @@ func (s *Store) dropCommon(ctx context.Context, terms []ftsTerm) ([]ftsTerm, err
 		return nil, err
 	}
 	defer tx.Rollback()
-	var total int
-	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM chunks`).Scan(&total); err != nil {
+	total, err := ftsRows(ctx, tx)
+	if err != nil {
 		return nil, err
 	}
 	if total < pruneFrom {
 		return terms, nil
 	}
 	df := func(word string) (int, error) {
+		if docs, ok := s.termDocs.get(word, total); ok {
+			return docs, nil
+		}
 		var docs int
 		err := tx.QueryRowContext(ctx, `SELECT doc FROM chunks_vocab WHERE term = ?`, word).Scan(&docs)
 		if errors.Is(err, sql.ErrNoRows) {
-			return 0, nil
+			err = nil
+		}
+		if err == nil {
+			s.termDocs.put(word, docs, total)
 		}
 		return docs, err
 	}
-	kept := make([]ftsTerm, 0, len(terms))
-	matching := false
-	for _, t := range terms {
+	keep := make([]bool, len(terms))
+	docs := make([]int, len(terms))
+	matching, spent := false, 0
+	var words []int // single words that may be kept, by index
+	for i, t := range terms {
 		if t.phrase {
-			// A phrase can match only where each of its words is found.
+			// A phrase can match only where each of its words is found; it costs all their lists.
 			found := true
 			for _, part := range strings.Fields(t.text) {
-				docs, err := df(part)
+				n, err := df(part)
 				if err != nil {
 					return nil, err
 				}
-				found = found && docs > 0
+				found, spent = found && n > 0, spent+n
 			}
-			kept = append(kept, t)
-			matching = matching || found
+			keep[i], matching = true, matching || found
 			continue
 		}
-		docs, err := df(t.text)
-		if err != nil {
+		if docs[i], err = df(t.text); err != nil {
 			return nil, err
 		}
-		if docs > 0 && 2*docs <= total {
-			kept = append(kept, t)
-			matching = true
+		if docs[i] > 0 && 2*docs[i] <= total {
+			words = append(words, i)
 		}
+	}
+	slices.SortStableFunc(words, func(a, b int) int { return docs[a] - docs[b] })
+	for n, i := range words {
+		if n > 0 && spent+docs[i] > postingsBudget {
+			break
+		}
+		keep[i], matching, spent = true, true, spent+docs[i]
 	}
 	if !matching {
 		return terms, nil
 	}
+	kept := make([]ftsTerm, 0, len(terms))
+	for i, t := range terms {
+		if keep[i] {
+			kept = append(kept, t)
+		}
+	}
 	return kept, nil
+}
+
+// ftsRows is the number of rows of the chunk full-text index: the first varint of FTS5's averages record
+// (rowid 1 of its data table), read without counting the chunks; count(*) when that record cannot be read.
+func ftsRows(ctx context.Context, tx *sql.Tx) (int, error) {
+	var block []byte
+	err := tx.QueryRowContext(ctx, `SELECT block FROM chunks_fts_data WHERE id = 1`).Scan(&block)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	if err == nil {
+		if n, ok := sqliteVarint(block); ok {
+			return int(n), nil
+		}
+	}
+	var total int
+	err = tx.QueryRowContext(ctx, `SELECT count(*) FROM chunks`).Scan(&total)
+	return total, err
+}
+
+// sqliteVarint decodes SQLite's variable-length integer at the start of b: up to eight bytes of seven bits
+// each, high bit set while more follow, then a ninth of eight bits.
+func sqliteVarint(b []byte) (uint64, bool) {
+	var v uint64
+	for i := 0; i < len(b) && i < 9; i++ {
+		if i == 8 {
+			return v<<8 | uint64(b[i]), true
+		}
+		v = v<<7 | uint64(b[i]&0x7f)
+		if b[i]&0x80 == 0 {
+			return v, true
+		}
+	}
+	return 0, false
+}
+
+// termCounts caches the number of chunks each word is found in: fts5vocab counts them by reading the
+// word's whole posting list, which for a common word costs what scoring it would. A count is used while
+// the index holds within 1/64 of the rows it held when counted; the cache is emptied at maxCachedTerms.
+type termCounts struct {
+	mu    sync.Mutex
+	terms map[string]termCount
+}
+
+type termCount struct{ docs, total int }
+
+const maxCachedTerms = 1 << 14
+
+func (c *termCounts) get(word string, total int) (int, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	tc, ok := c.terms[word]
+	if !ok || abs(total-tc.total) > tc.total/64 {
+		return 0, false
+	}
+	return tc.docs, true
+}
+
+func (c *termCounts) put(word string, docs, total int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.terms == nil || len(c.terms) >= maxCachedTerms {
+		c.terms = map[string]termCount{}
+	}
+	c.terms[word] = termCount{docs, total}
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/hopwise/hopwise/graphrag"
@@ -81,5 +82,122 @@ func TestSearchTextDropsCommonWords(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestSearchTextBoundsItsPostings: past postingsBudget rows summed over a query's words, the most common
+// words are left out, the rarest kept; what the search finds first still holds the rare words.
+func TestSearchTextBoundsItsPostings(t *testing.T) {
+	s := openTemp(t, filepath.Join(t.TempDir(), "hopwise.db"), 2)
+	ctx := t.Context()
+	const n = 2000
+	texts := make([]string, n)
+	for i := range texts {
+		words := []string{"alpha", fmt.Sprintf("filler%d", i)}
+		if i%5 < 2 { // 40%
+			words = append(words, "beta")
+		}
+		if i%10 == 0 { // 10%
+			words = append(words, "gamma")
+		}
+		if i%100 == 0 { // 1%
+			words = append(words, "delta")
+		}
+		texts[i] = strings.Join(words, " ")
+	}
+	putTexts(t, s, "counts.md", texts, func(i int) []float32 { return []float32{1, float32(i)} })
+	saved := postingsBudget
+	postingsBudget = 500
+	t.Cleanup(func() { postingsBudget = saved })
+	tests := []struct {
+		query string
+		want  []string
+	}{
+		{"alpha beta gamma delta", []string{"gamma", "delta"}}, // alpha: most chunks; beta: past the budget
+		{"beta alpha", []string{"beta"}},                       // the rarest word is kept past the budget
+		{"delta beta TRV-1", []string{"delta", "trv 1"}},       // a phrase is kept
+	}
+	for _, tc := range tests {
+		terms, err := s.dropCommon(ctx, ftsTerms(tc.query))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, term := range terms {
+			got = append(got, term.text)
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("dropCommon(%q) = %q, want %q", tc.query, got, tc.want)
+		}
+	}
+	res, err := s.SearchText(ctx, "alpha beta gamma delta", 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) != 20 {
+		t.Fatalf("SearchText found %d, want 20", len(res))
+	}
+	for i, c := range res[:n/100] {
+		if !strings.Contains(c.Text, "delta") || !strings.Contains(c.Text, "gamma") {
+			t.Errorf("result %d is %q: the first %d should hold both rare words", i+1, c.Text, n/100)
+		}
+	}
+}
+
+// TestSearchTextSkipsPendingPastTheLimit: the full-text index ranks pending chunks too; when more of them
+// than the first limit rank above the searchable ones, the search asks for more and still finds k.
+func TestSearchTextSkipsPendingPastTheLimit(t *testing.T) {
+	s := openTemp(t, filepath.Join(t.TempDir(), "hopwise.db"), 2)
+	ctx := t.Context()
+	// Pending chunks say "zebra" twice in few words: BM25 ranks each above every searchable one.
+	pending := make([]string, 200)
+	for i := range pending {
+		pending[i] = "zebra zebra"
+	}
+	putTexts(t, s, "pending.md", pending, nil)
+	done := make([]string, 30)
+	for i := range done {
+		done[i] = fmt.Sprintf("a zebra among many other words, number %d", i)
+	}
+	putTexts(t, s, "done.md", done, func(int) []float32 { return []float32{1, 0} })
+	res, err := s.SearchText(ctx, "zebra", 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) != 10 {
+		t.Fatalf("SearchText found %d, want 10", len(res))
+	}
+	for _, c := range res {
+		if c.DocName != "done.md" {
+			t.Errorf("found %s of %s, a pending chunk", c.ID, c.DocName)
+		}
+	}
+}
+
+func TestFTSRowsIsTheChunkCount(t *testing.T) {
+	s := openTemp(t, filepath.Join(t.TempDir(), "hopwise.db"), 4)
+	for _, name := range []string{"a.txt", "b.txt", "c.txt"} {
+		fill(t, s, name)
+	}
+	ids := fill(t, s, "d.txt")
+	if err := s.DeleteDocument(t.Context(), ids[0][:strings.LastIndex(ids[0], "-")]); err != nil {
+		t.Fatal(err)
+	}
+	tx, err := s.reader.BeginTx(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	got, err := ftsRows(t.Context(), tx)
+	if err != nil || got != 6 {
+		t.Errorf("ftsRows = %d, %v; want 6", got, err)
+	}
+	for _, tc := range []struct {
+		b    []byte
+		want uint64
+	}{{[]byte{0x05}, 5}, {[]byte{0x81, 0x00}, 128}, {[]byte{0x8f, 0xff, 0x7f}, 0x3ffff}} {
+		if v, ok := sqliteVarint(tc.b); !ok || v != tc.want {
+			t.Errorf("sqliteVarint(% x) = %d, %v; want %d", tc.b, v, ok, tc.want)
+		}
 	}
 }

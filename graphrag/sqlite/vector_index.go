@@ -4,95 +4,237 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"math/bits"
 	"runtime"
 	"sort"
 	"sync"
 )
 
-// vectorIndex is the in-memory copy of the chunk vectors, normalised to unit length and laid out in one
-// flat slice so an exact cosine search is one pass of dot products. Slot i holds ids[i], docs[i] and
-// data[i*dim:(i+1)*dim]; slot maps a chunk ID to its slot.
+// vectorIndex is the in-memory index of the searchable chunk vectors, by chunk seq (the rowid of chunks).
+// Each vector, normalised to unit length, is kept twice and compactly, never as float32: as int8 codes with
+// a scale of its own (dim bytes, a quarter of float32), and as one sign bit per dimension of the vector
+// less the index's mean (dim/8 bytes) with one factor that corrects what the signs lose of its length
+// (the estimator of RaBitQ, Gao and Long, SIGMOD 2024). A search estimates every vector's cosine with the
+// query from its bits (bitScores: 48 table lookups for 384 dimensions), ranks the best candidates again
+// by their int8 dot product, and the caller ranks the best of those exactly from the float32 vectors of the
+// file (vector_search.go). Below candidates(n, k) vectors every vector is a candidate. Slot i holds seqs[i],
+// scale[i], factor[i], codes[i*dim:] and bits[i*words:]; slot maps a seq to its slot.
 type vectorIndex struct {
-	mu   sync.RWMutex
-	dim  int
-	ids  []string
-	data []float32
-	slot map[string]int
+	mu    sync.RWMutex
+	dim   int
+	words int // uint64 words of one vector's bits
+	// mean is the centre subtracted before taking signs, of the first meanOf vectors; taken again, with
+	// every vector's bits, each time the index doubles up to recentreUpTo vectors.
+	mean   []float32
+	meanOf int
+	seqs   []int64
+	slot   map[int64]int32
+	scale  []float32
+	codes  []byte // int8 values
+	bits   []uint64
+	// factor is |r|²/|r|₁ of r, the vector less the mean: the cosine estimate is q·mean + factor × q·signs.
+	factor []float32
+	// changes is the file's count of vector changes this index holds (vector_changes, see vectorIndexFile):
+	// -1 once the file changed in a way this index did not follow.
+	changes int64
+	// saved is the change count the index file on disk holds (-1: none, or not this index's).
+	saved int64
+	// origin says where the index came from when the store opened: its file, or a rebuild and why.
+	origin string
 }
 
 func newVectorIndex(dim int) *vectorIndex {
-	return &vectorIndex{dim: dim, slot: make(map[string]int)}
+	return &vectorIndex{dim: dim, words: (dim + 63) / 64, mean: make([]float32, dim), slot: make(map[int64]int32), saved: -1}
 }
 
 func (v *vectorIndex) len() int {
 	v.mu.RLock()
 	defer v.mu.RUnlock()
-	return len(v.ids)
+	return len(v.seqs)
 }
 
-// put stores the normalised vec for chunk id, replacing any it had.
-func (v *vectorIndex) put(id string, vec []float32) {
+// has reports whether the chunk seq has a vector in the index.
+func (v *vectorIndex) has(seq int64) bool {
+	v.mu.RLock()
+	defer v.mu.RUnlock()
+	_, ok := v.slot[seq]
+	return ok
+}
+
+// put stores vec for chunk seq, replacing any it had.
+func (v *vectorIndex) put(seq int64, vec []float32) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	v.putLocked(id, vec)
+	v.putLocked(seq, vec)
 }
 
-func (v *vectorIndex) putLocked(id string, vec []float32) {
-	i, ok := v.slot[id]
+func (v *vectorIndex) putLocked(seq int64, vec []float32) {
+	i, ok := v.slot[seq]
 	if !ok {
-		i = len(v.ids)
-		v.slot[id] = i
-		v.ids = append(v.ids, id)
-		v.data = append(v.data, make([]float32, v.dim)...)
+		i = int32(len(v.seqs))
+		v.slot[seq] = i
+		v.seqs = append(v.seqs, seq)
+		v.scale = append(v.scale, 0)
+		v.factor = append(v.factor, 0)
+		v.codes = append(v.codes, make([]byte, v.dim)...)
+		v.bits = append(v.bits, make([]uint64, v.words)...)
 	}
-	normalize(v.data[i*v.dim:(i+1)*v.dim], vec)
+	unit := make([]float32, v.dim)
+	normalize(unit, vec[:min(len(vec), v.dim)])
+	v.scale[i] = quantize(v.codes[int(i)*v.dim:(int(i)+1)*v.dim], unit)
+	v.binarize(int(i))
+	if n := len(v.seqs); n >= recentreFrom && n >= 2*v.meanOf && n <= recentreUpTo {
+		v.recentre()
+	}
+}
+
+// Recentring: the mean is taken again at recentreFrom vectors and each time their number doubles, up to
+// recentreUpTo (by then it no longer moves; taking it costs a pass over every vector).
+const (
+	recentreFrom = 256
+	recentreUpTo = 1 << 16
+)
+
+// recentre takes the mean of every vector and their bits again.
+func (v *vectorIndex) recentre() {
+	sum := make([]float64, v.dim)
+	for i := range v.seqs {
+		codes, s := v.codes[i*v.dim:(i+1)*v.dim], float64(v.scale[i])
+		for j, c := range codes {
+			sum[j] += float64(int8(c)) * s
+		}
+	}
+	for j := range sum {
+		v.mean[j] = float32(sum[j] / float64(len(v.seqs)))
+	}
+	v.meanOf = len(v.seqs)
+	for i := range v.seqs {
+		v.binarize(i)
+	}
+}
+
+// binarize sets slot i's bits and factor from its codes: bit j is whether value j exceeds the mean's.
+func (v *vectorIndex) binarize(i int) {
+	codes, s := v.codes[i*v.dim:(i+1)*v.dim], v.scale[i]
+	out := v.bits[i*v.words : (i+1)*v.words]
+	clear(out)
+	var l1, l2 float64
+	for j, c := range codes {
+		r := float64(float32(int8(c))*s - v.mean[j])
+		l1, l2 = l1+math.Abs(r), l2+r*r
+		if r > 0 {
+			out[j/64] |= 1 << (j % 64)
+		}
+	}
+	v.factor[i] = 0
+	if l1 > 0 {
+		v.factor[i] = float32(l2 / l1)
+	}
+}
+
+// quantize writes unit as int8 codes scaled so that its largest value is 127, and returns the scale
+// (value ≈ scale × code); a zero vector is all zeros with scale 0.
+func quantize(codes []byte, unit []float32) float32 {
+	var peak float32
+	for _, x := range unit {
+		peak = max(peak, abs32(x))
+	}
+	if peak == 0 {
+		clear(codes)
+		return 0
+	}
+	inv := 127 / peak
+	for j, x := range unit {
+		codes[j] = byte(int8(max(-127, min(127, math.Round(float64(x*inv))))))
+	}
+	return peak / 127
+}
+
+func abs32(x float32) float32 {
+	if x < 0 {
+		return -x
+	}
+	return x
 }
 
 // swap drops the vectors of the chunks remove names and stores add's, at once for a search.
-func (v *vectorIndex) swap(add map[string][]float32, remove []string) {
+func (v *vectorIndex) swap(add map[int64][]float32, remove []int64) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	v.removeLocked(remove)
-	for id, vec := range add {
-		v.putLocked(id, vec)
+	for seq, vec := range add {
+		v.putLocked(seq, vec)
 	}
 }
 
 // remove drops the vectors of these chunks, moving the last slot into each hole.
-func (v *vectorIndex) remove(ids []string) {
+func (v *vectorIndex) remove(seqs []int64) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	v.removeLocked(ids)
+	v.removeLocked(seqs)
 }
 
-func (v *vectorIndex) removeLocked(ids []string) {
-	for _, id := range ids {
-		i, ok := v.slot[id]
+func (v *vectorIndex) removeLocked(seqs []int64) {
+	for _, seq := range seqs {
+		i, ok := v.slot[seq]
 		if !ok {
 			continue
 		}
-		last := len(v.ids) - 1
-		if i != last {
-			v.ids[i] = v.ids[last]
-			copy(v.data[i*v.dim:(i+1)*v.dim], v.data[last*v.dim:])
-			v.slot[v.ids[i]] = i
+		last := len(v.seqs) - 1
+		if int(i) != last {
+			v.seqs[i], v.scale[i], v.factor[i] = v.seqs[last], v.scale[last], v.factor[last]
+			copy(v.codes[int(i)*v.dim:(int(i)+1)*v.dim], v.codes[last*v.dim:])
+			copy(v.bits[int(i)*v.words:(int(i)+1)*v.words], v.bits[last*v.words:])
+			v.slot[v.seqs[i]] = i
 		}
-		v.ids = v.ids[:last]
-		v.data = v.data[:last*v.dim]
-		delete(v.slot, id)
+		v.seqs, v.scale, v.factor = v.seqs[:last], v.scale[:last], v.factor[:last]
+		v.codes, v.bits = v.codes[:last*v.dim], v.bits[:last*v.words]
+		delete(v.slot, seq)
 	}
 }
 
-// hit is one search result: a chunk ID and its cosine similarity to the query.
+// replaceWith takes n's vectors, dimension and mean, at once for a search; the change count stays this
+// index's (it follows the file, not the vectors).
+func (v *vectorIndex) replaceWith(n *vectorIndex) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.dim, v.words, v.mean, v.meanOf = n.dim, n.words, n.mean, n.meanOf
+	v.seqs, v.slot, v.scale, v.codes, v.bits, v.factor = n.seqs, n.slot, n.scale, n.codes, n.bits, n.factor
+}
+
+// track records a vector-changing transaction of this store, which found the file's change count at before
+// and left it at after: the index follows the file when it held before, else it no longer does.
+func (v *vectorIndex) track(before, after int64) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.changes == before && before >= 0 {
+		v.changes = after
+	} else {
+		v.changes = -1
+	}
+}
+
+// hit is one search result: a chunk seq and its cosine similarity to the query (of the int8 codes, until
+// the caller re-ranks it).
 type hit struct {
-	id    string
+	seq   int64
 	score float32
 }
 
-// parallelFrom is the number of vectors from which a search splits the scan over the CPUs.
-const parallelFrom = 16384
+// Search sizes. parallelFrom is the number of vectors from which a scan is split over the CPUs;
+// candidates(n, k) is how many of n vectors the bits keep for the int8 ranking: a share of them (the
+// bits' estimate is rough, and the vectors that compete with the nearest grow with n), all below
+// minCandidates.
+const (
+	parallelFrom   = 16384
+	minCandidates  = 4096
+	candidateShare = 20 // one in
+)
 
-// search returns the k chunks most similar to q, best first. A zero query matches nothing.
+func candidates(n, k int) int { return min(n, max(minCandidates, 64*k, n/candidateShare)) }
+
+// search returns the k chunks whose int8 codes are most similar to q, best first. A zero query matches
+// nothing.
 func (v *vectorIndex) search(q []float32, k int) []hit {
 	unit := make([]float32, len(q))
 	if !normalize(unit, q) || k <= 0 {
@@ -100,40 +242,150 @@ func (v *vectorIndex) search(q []float32, k int) []hit {
 	}
 	v.mu.RLock()
 	defer v.mu.RUnlock()
-	n := len(v.ids)
+	if len(unit) != v.dim || len(v.seqs) == 0 {
+		return nil
+	}
+	qcodes := make([]byte, v.dim)
+	qscale := quantize(qcodes, unit)
+	var slots []int32
+	if n := len(v.seqs); n > candidates(n, k) {
+		slots = v.nearestBits(unit, candidates(n, k))
+	} else {
+		slots = make([]int32, n)
+		for i := range slots {
+			slots[i] = int32(i)
+		}
+	}
 	shards := 1
-	if n >= parallelFrom {
+	if len(slots) >= parallelFrom {
 		shards = min(runtime.GOMAXPROCS(0), 8)
 	}
 	tops := make([]topK, shards)
 	var wg sync.WaitGroup
 	for s := range shards {
-		lo, hi := s*n/shards, (s+1)*n/shards
+		part := slots[s*len(slots)/shards : (s+1)*len(slots)/shards]
 		tops[s] = topK{k: k}
-		wg.Go(func() { v.scan(&tops[s], unit, lo, hi) })
+		wg.Go(func() {
+			for _, i := range part {
+				d := dotInt8(qcodes, v.codes[int(i)*v.dim:(int(i)+1)*v.dim])
+				tops[s].offer(int(i), float32(d)*qscale*v.scale[i])
+			}
+		})
 	}
 	wg.Wait()
 	var all []hit
 	for _, t := range tops {
-		all = append(all, t.h...)
+		for j, h := range t.h {
+			all = append(all, hit{seq: v.seqs[t.slots[j]], score: h.score})
+		}
 	}
 	sort.Slice(all, func(i, j int) bool {
 		if all[i].score != all[j].score {
 			return all[i].score > all[j].score
 		}
-		return all[i].id < all[j].id
+		return all[i].seq < all[j].seq
 	})
 	return all[:min(k, len(all))]
 }
 
-// scan offers the slots lo..hi-1 to top.
-func (v *vectorIndex) scan(top *topK, q []float32, lo, hi int) {
-	dim := v.dim
-	for i := lo; i < hi; i++ {
-		top.offer(i, dot(q, v.data[i*dim:(i+1)*dim]))
+// distPool holds the score buffers of searches.
+var distPool sync.Pool
+
+// scoreBuckets is the resolution of the histogram nearestBits cuts its candidates from.
+const scoreBuckets = 4096
+
+// nearestBits returns the c slots whose bits estimate the highest cosine with unit (of those in the
+// boundary bucket, the first by slot), in slot order: one pass estimating every score with a histogram of
+// them, then one collecting the slots above the bucket the histogram says.
+func (v *vectorIndex) nearestBits(unit []float32, c int) []int32 {
+	n := len(v.seqs)
+	lut, sum := v.bitTable(unit)
+	buf, _ := distPool.Get().(*[]float32)
+	if buf == nil || cap(*buf) < n {
+		b := make([]float32, n+n/4)
+		buf = &b
 	}
-	for j := range top.h {
-		top.h[j].id = v.ids[top.slots[j]]
+	defer distPool.Put(buf)
+	est := (*buf)[:n]
+	shards := 1
+	if n >= parallelFrom {
+		shards = min(runtime.GOMAXPROCS(0), 8)
+	}
+	hists := make([][]int, shards)
+	var wg sync.WaitGroup
+	for s := range shards {
+		lo, hi := s*n/shards, (s+1)*n/shards
+		hists[s] = make([]int, scoreBuckets)
+		wg.Go(func() { v.bitScores(lut, sum, est, hists[s], lo, hi) })
+	}
+	wg.Wait()
+	// cut is the highest bucket at which c slots are reached; take all above it, then the first `room`
+	// in it.
+	cut, room := 0, c
+	for b := scoreBuckets - 1; b >= 0; b-- {
+		count := 0
+		for _, h := range hists {
+			count += h[b]
+		}
+		if count >= room {
+			cut = b
+			break
+		}
+		room -= count
+	}
+	out := make([]int32, 0, c)
+	for i, e := range est {
+		if b := bucket(e); b > cut {
+			out = append(out, int32(i))
+		} else if b == cut && room > 0 {
+			out = append(out, int32(i))
+			room--
+		}
+	}
+	return out
+}
+
+// bucket is the histogram bucket of an estimated cosine: [-1.5, 1.5] in scoreBuckets steps.
+func bucket(e float32) int {
+	return max(0, min(scoreBuckets-1, int((e+1.5)*(scoreBuckets/3))))
+}
+
+// bitTable is, for each byte of a vector's bits, the sum of the query's values at the bits set in each of
+// the 256 bytes, and the sum of all its values: q·signs = 2 × Σ table[byte] − sum.
+func (v *vectorIndex) bitTable(unit []float32) ([]float32, float32) {
+	lut := make([]float32, v.words*8*256)
+	var sum float32
+	for _, x := range unit {
+		sum += x
+	}
+	for p := range v.words * 8 {
+		t := lut[p*256 : (p+1)*256]
+		for b := 1; b < 256; b++ {
+			low := bits.TrailingZeros8(uint8(b))
+			x := float32(0)
+			if j := p*8 + low; j < len(unit) {
+				x = unit[j]
+			}
+			t[b] = t[b&(b-1)] + x
+		}
+	}
+	return lut, sum
+}
+
+// bitScores writes the estimated cosine less q·mean (the same for every vector) of slots lo..hi-1 into est
+// and counts them in hist.
+func (v *vectorIndex) bitScores(lut []float32, sum float32, est []float32, hist []int, lo, hi int) {
+	w := v.words
+	for i := lo; i < hi; i++ {
+		var acc float32
+		for j, x := range v.bits[i*w : (i+1)*w] {
+			t := lut[j*2048 : (j+1)*2048 : (j+1)*2048]
+			acc += t[byte(x)] + t[256+int(byte(x>>8))] + t[512+int(byte(x>>16))] + t[768+int(byte(x>>24))] +
+				t[1024+int(byte(x>>32))] + t[1280+int(byte(x>>40))] + t[1536+int(byte(x>>48))] + t[1792+int(byte(x>>56))]
+		}
+		e := v.factor[i] * (2*acc - sum)
+		est[i] = e
+		hist[bucket(e)]++
 	}
 }
 
@@ -191,6 +443,24 @@ func (t *topK) down(i int) {
 		t.swap(i, least)
 		i = least
 	}
+}
+
+// dotInt8 is the inner product of two int8 code vectors of one length, unrolled by eight.
+func dotInt8(a, b []byte) int32 {
+	b = b[:len(a)]
+	var s0, s1, s2, s3 int32
+	i := 0
+	for ; i+8 <= len(a); i += 8 {
+		x, y := a[i:i+8:i+8], b[i:i+8:i+8]
+		s0 += int32(int8(x[0]))*int32(int8(y[0])) + int32(int8(x[4]))*int32(int8(y[4]))
+		s1 += int32(int8(x[1]))*int32(int8(y[1])) + int32(int8(x[5]))*int32(int8(y[5]))
+		s2 += int32(int8(x[2]))*int32(int8(y[2])) + int32(int8(x[6]))*int32(int8(y[6]))
+		s3 += int32(int8(x[3]))*int32(int8(y[3])) + int32(int8(x[7]))*int32(int8(y[7]))
+	}
+	for ; i < len(a); i++ {
+		s0 += int32(int8(a[i])) * int32(int8(b[i]))
+	}
+	return s0 + s1 + s2 + s3
 }
 
 // dot is the inner product of two vectors of one length, unrolled by four.

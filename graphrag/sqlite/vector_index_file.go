@@ -1,0 +1,346 @@
+package sqlite
+
+import (
+	"bufio"
+	"context"
+	"database/sql"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"math"
+	"os"
+	"time"
+)
+
+// The vector index file keeps the index beside the store (vectorIndexPath), so that opening a large store
+// reads the compact codes instead of decoding every float32 vector of the file. The store file counts every
+// change of the searchable vectors (the vector_changes row and its triggers, migration 11) under a random
+// token of its own; the index file records the token and count it holds. Open uses the file only when both
+// match, and rebuilds the index from the store file otherwise (no file, a crash since it was written, a
+// write the process did not follow, another store file at the same path, a damaged file); Close writes it
+// when the index followed every change.
+//
+// Layout, little-endian: magic, dim u32, count u64, changes i64, meanOf u64, token length u16 and bytes,
+// mean dim×f32, seqs count×i64, scales count×f32, factors count×f32, codes count×dim bytes, bits
+// count×words×u64, then the CRC-32C of everything before it.
+const vectorIndexMagic = "HWVECIX2"
+
+// vectorIndexPath is the index file of the store file at path.
+func vectorIndexPath(path string) string { return path + ".vectors" }
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// vectorChanges reads the file's token and count of vector changes.
+func vectorChanges(ctx context.Context, q interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}) (token string, n int64, err error) {
+	err = q.QueryRowContext(ctx, `SELECT token, n FROM vector_changes WHERE id = 1`).Scan(&token, &n)
+	return token, n, err
+}
+
+// changeCount reads the count alone, in a vector-changing transaction.
+func changeCount(ctx context.Context, tx *sql.Tx) (int64, error) {
+	var n int64
+	err := tx.QueryRowContext(ctx, `SELECT n FROM vector_changes WHERE id = 1`).Scan(&n)
+	return n, err
+}
+
+// save writes the index to path under token, through a temporary file renamed over it, so that a crash
+// leaves the old file or the new one. The caller keeps the index still (vecMu).
+func (v *vectorIndex) save(path, token string) error {
+	v.mu.RLock()
+	defer v.mu.RUnlock()
+	tmp := path + ".tmp"
+	f, err := os.Create(tmp)
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp)
+	sum := crc32.New(castagnoli)
+	w := bufio.NewWriterSize(io.MultiWriter(f, sum), 1<<20)
+	var head []byte
+	head = append(head, vectorIndexMagic...)
+	head = binary.LittleEndian.AppendUint32(head, uint32(v.dim))
+	head = binary.LittleEndian.AppendUint64(head, uint64(len(v.seqs)))
+	head = binary.LittleEndian.AppendUint64(head, uint64(v.changes))
+	head = binary.LittleEndian.AppendUint64(head, uint64(v.meanOf))
+	head = binary.LittleEndian.AppendUint16(head, uint16(len(token)))
+	head = append(head, token...)
+	w.Write(head)
+	writeWords(w, len(v.mean), func(i int) uint64 { return uint64(math.Float32bits(v.mean[i])) }, 4)
+	writeWords(w, len(v.seqs), func(i int) uint64 { return uint64(v.seqs[i]) }, 8)
+	writeWords(w, len(v.scale), func(i int) uint64 { return uint64(math.Float32bits(v.scale[i])) }, 4)
+	writeWords(w, len(v.factor), func(i int) uint64 { return uint64(math.Float32bits(v.factor[i])) }, 4)
+	w.Write(v.codes)
+	writeWords(w, len(v.bits), func(i int) uint64 { return v.bits[i] }, 8)
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	if _, err := f.Write(binary.LittleEndian.AppendUint32(nil, sum.Sum32())); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// writeWords writes n values of size bytes (4 or 8) that at gives, little-endian.
+func writeWords(w *bufio.Writer, n int, at func(i int) uint64, size int) {
+	var b [8]byte
+	for i := range n {
+		binary.LittleEndian.PutUint64(b[:], at(i))
+		w.Write(b[:size])
+	}
+}
+
+// indexFileHeader reads the token and change count an index file records.
+func indexFileHeader(path string) (token string, changes int64, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", 0, err
+	}
+	defer f.Close()
+	head := make([]byte, vectorIndexHeadSize)
+	if _, err := io.ReadFull(f, head); err != nil {
+		return "", 0, err
+	}
+	if string(head[:len(vectorIndexMagic)]) != vectorIndexMagic {
+		return "", 0, fmt.Errorf("not a vector index file")
+	}
+	h := head[len(vectorIndexMagic):]
+	tok := make([]byte, binary.LittleEndian.Uint16(h[28:]))
+	if _, err := io.ReadFull(f, tok); err != nil {
+		return "", 0, err
+	}
+	return string(tok), int64(binary.LittleEndian.Uint64(h[12:])), nil
+}
+
+// vectorIndexHeadSize is the size of the header before the token.
+const vectorIndexHeadSize = len(vectorIndexMagic) + 4 + 8 + 8 + 8 + 2
+
+// errIndexStale is a vector index file that does not hold the store file's vectors as they are.
+var errIndexStale = errors.New("stale")
+
+// loadVectorIndex reads the index file at path when it holds the vectors of dimension dim at the file's
+// token and change count; otherwise it fails, wrapping os.ErrNotExist or errIndexStale, or saying what is
+// damaged.
+func loadVectorIndex(path string, dim int, token string, changes int64) (*vectorIndex, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	sum := crc32.New(castagnoli)
+	r := io.TeeReader(bufio.NewReaderSize(f, 1<<20), sum)
+	head := make([]byte, vectorIndexHeadSize)
+	if _, err := io.ReadFull(r, head); err != nil {
+		return nil, fmt.Errorf("header: %w", err)
+	}
+	if string(head[:len(vectorIndexMagic)]) != vectorIndexMagic {
+		return nil, fmt.Errorf("not a vector index file")
+	}
+	h := head[len(vectorIndexMagic):]
+	fileDim, count := int(binary.LittleEndian.Uint32(h)), binary.LittleEndian.Uint64(h[4:])
+	fileChanges, meanOf := int64(binary.LittleEndian.Uint64(h[12:])), binary.LittleEndian.Uint64(h[20:])
+	fileToken := make([]byte, binary.LittleEndian.Uint16(h[28:]))
+	if _, err := io.ReadFull(r, fileToken); err != nil {
+		return nil, fmt.Errorf("header: %w", err)
+	}
+	switch {
+	case string(fileToken) != token:
+		return nil, fmt.Errorf("%w: written for another store file", errIndexStale)
+	case fileChanges != changes:
+		return nil, fmt.Errorf("%w: holds change %d of the vectors, the store file is at %d", errIndexStale, fileChanges, changes)
+	case fileDim != dim:
+		return nil, fmt.Errorf("%w: of dimension %d, the store's is %d", errIndexStale, fileDim, dim)
+	}
+	v := newVectorIndex(dim)
+	want := int64(len(head)+len(fileToken)) + 4*int64(dim) + int64(count)*(8+4+4+int64(dim)+8*int64(v.words)) + 4
+	if st.Size() != want {
+		return nil, fmt.Errorf("%d bytes, want %d for %d vectors", st.Size(), want, count)
+	}
+	n := int(count)
+	v.meanOf, v.changes = int(meanOf), changes
+	v.seqs, v.scale, v.factor = make([]int64, n), make([]float32, n), make([]float32, n)
+	v.codes, v.bits = make([]byte, n*dim), make([]uint64, n*v.words)
+	buf := make([]byte, 1<<16)
+	steps := []struct {
+		n, size int
+		put     func(i int, x uint64)
+	}{
+		{dim, 4, func(i int, x uint64) { v.mean[i] = math.Float32frombits(uint32(x)) }},
+		{n, 8, func(i int, x uint64) { v.seqs[i] = int64(x) }},
+		{n, 4, func(i int, x uint64) { v.scale[i] = math.Float32frombits(uint32(x)) }},
+		{n, 4, func(i int, x uint64) { v.factor[i] = math.Float32frombits(uint32(x)) }},
+	}
+	for _, s := range steps {
+		if err := readWords(r, buf, s.n, s.size, s.put); err != nil {
+			return nil, err
+		}
+	}
+	if _, err := io.ReadFull(r, v.codes); err != nil {
+		return nil, err
+	}
+	if err := readWords(r, buf, len(v.bits), 8, func(i int, x uint64) { v.bits[i] = x }); err != nil {
+		return nil, err
+	}
+	computed := sum.Sum32()
+	var tail [4]byte
+	if _, err := io.ReadFull(r, tail[:]); err != nil {
+		return nil, err
+	}
+	if binary.LittleEndian.Uint32(tail[:]) != computed {
+		return nil, fmt.Errorf("checksum mismatch")
+	}
+	v.slot = make(map[int64]int32, n)
+	for i, seq := range v.seqs {
+		v.slot[seq] = int32(i)
+	}
+	if len(v.slot) != n {
+		return nil, fmt.Errorf("a chunk appears twice")
+	}
+	return v, nil
+}
+
+// readWords reads n little-endian values of size bytes into put, through buf.
+func readWords(r io.Reader, buf []byte, n, size int, put func(i int, x uint64)) error {
+	per := len(buf) / size
+	var b [8]byte
+	for lo := 0; lo < n; lo += per {
+		m := min(per, n-lo)
+		if _, err := io.ReadFull(r, buf[:m*size]); err != nil {
+			return err
+		}
+		for i := range m {
+			copy(b[:], buf[i*size:(i+1)*size])
+			put(lo+i, binary.LittleEndian.Uint64(b[:]))
+		}
+	}
+	return nil
+}
+
+// loadVectors fills the vector index from its file when that is current, else from the store file's
+// vectors (logging why and how far it got), and remembers the token for Close. Once begun it runs to its
+// end whatever becomes of ctx: an index left half loaded would answer searches without the rest.
+func (s *Store) loadVectors(ctx context.Context) error {
+	ctx = context.WithoutCancel(ctx)
+	start := time.Now()
+	token, changes, err := vectorChanges(ctx, s.reader)
+	if err != nil {
+		return err
+	}
+	path := vectorIndexPath(s.path)
+	idx, err := loadVectorIndex(path, s.embedDim(), token, changes)
+	if err == nil {
+		idx.origin = "file"
+		s.vectors.replaceWith(idx)
+		s.vectors.changes, s.vectors.origin = idx.changes, idx.origin
+		s.vectors.saved = changes
+		s.logger.Debug("sqlite vector index read", "path", path, "vectors", len(idx.seqs), "took", time.Since(start).Round(time.Millisecond))
+		return nil
+	}
+	why := err.Error()
+	if errors.Is(err, os.ErrNotExist) {
+		why = "no index file"
+	}
+	s.vectors.saved = -1
+	s.vectors.origin = "rebuilt: " + why
+	return s.rebuildVectors(ctx, why)
+}
+
+// rebuildVectors fills the vector index from the store file's vectors, in one read transaction with the
+// change count it then holds.
+func (s *Store) rebuildVectors(ctx context.Context, why string) error {
+	start := time.Now()
+	tx, err := s.reader.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	_, changes, err := vectorChanges(ctx, tx)
+	if err != nil {
+		return err
+	}
+	var total int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM chunks WHERE embedding IS NOT NULL`).Scan(&total); err != nil {
+		return err
+	}
+	if total > 0 {
+		s.logger.Info("sqlite vector index: building from the store file", "path", s.path, "why", why, "vectors", total)
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT c.seq, c.embedding FROM chunks c JOIN documents d ON d.id = c.doc_id
+		WHERE c.embedding IS NOT NULL AND d.replaces = ''`)
+	if err != nil {
+		return err
+	}
+	done, next := 0, time.Now().Add(5*time.Second)
+	err = scanVectors(rows, s.embedDim(), func(seq int64, vec []float32) {
+		s.vectors.put(seq, vec)
+		if done++; time.Now().After(next) {
+			s.logger.Info("sqlite vector index: building", "path", s.path, "done", done, "of", total)
+			next = time.Now().Add(5 * time.Second)
+		}
+	})
+	if err != nil {
+		return err
+	}
+	s.vectors.changes = changes
+	if total > 0 {
+		s.logger.Info("sqlite vector index built", "path", s.path, "vectors", s.vectors.len(), "took", time.Since(start).Round(time.Millisecond))
+	}
+	return nil
+}
+
+// saveVectors writes the vector index file when the index followed every change of the store file and the
+// file on disk is older; when it did not follow, it removes the file, which would be stale.
+func (s *Store) saveVectors(ctx context.Context) {
+	s.vecMu.Lock()
+	defer s.vecMu.Unlock()
+	if s.vectors.origin == "" {
+		return // never loaded: Open failed before
+	}
+	path := vectorIndexPath(s.path)
+	token, changes, err := vectorChanges(ctx, s.reader)
+	if err != nil {
+		s.logger.Warn("sqlite vector index not saved", "path", path, "err", err)
+		return
+	}
+	s.vectors.mu.RLock()
+	known := s.vectors.changes
+	s.vectors.mu.RUnlock()
+	if known != changes {
+		// Another process or a path this index does not follow changed the vectors: unless the file holds
+		// them as they are now (another Store on this file wrote it), the next Open rebuilds.
+		if fileToken, fileChanges, err := indexFileHeader(path); err == nil && fileToken == token && fileChanges == changes {
+			return
+		}
+		if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+			s.logger.Warn("sqlite vector index: remove the stale file", "path", path, "err", err)
+		}
+		s.logger.Info("sqlite vector index not saved: the store file changed without it", "path", path)
+		return
+	}
+	if s.vectors.saved == changes {
+		return
+	}
+	start := time.Now()
+	if err := s.vectors.save(path, token); err != nil {
+		s.logger.Warn("sqlite vector index not saved", "path", path, "err", err)
+		return
+	}
+	s.vectors.saved = changes
+	s.logger.Debug("sqlite vector index saved", "path", path, "took", time.Since(start).Round(time.Millisecond))
+}
