@@ -182,11 +182,12 @@ func unsupportedClaims(text, question, support string, srcs []source) []string {
 		topic = askedWords(question)
 	}
 	tables := tableRows(srcs)
+	askedUnit := questionUnit(question)
 	var out []string
 	for _, sent := range sentences(text) {
 		as := anchors(sent)
 		if !claimSupported(as, subject, backing, norm) || echoesQuestion(sent, question, norm) || !onTopic(as, backing, topic, norm) ||
-			!rowsAgree(as, tables) || !unitsAgree(sent, norm) {
+			!rowsAgree(as, tables) || !unitsAgree(sent, norm) || !answersUnit(sent, askedUnit) {
 			out = append(out, strings.TrimSpace(sent))
 		}
 	}
@@ -342,6 +343,46 @@ func unitsAgree(sentence string, units []string) bool {
 		}
 	}
 	return true
+}
+
+// questionUnit returns the unit a "how many" or "how much" question counts in ("How many vacation days did
+// Chen Wei take?": days), "" for other questions.
+func questionUnit(question string) string {
+	words := strings.Fields(normSource(question))
+	for i, w := range words {
+		if w != "how" || i+1 == len(words) || (words[i+1] != "many" && words[i+1] != "much") {
+			continue
+		}
+		for j := i + 2; j < len(words) && j <= i+4; j++ {
+			if u, ok := unitWords[words[j]]; ok {
+				return u
+			}
+		}
+	}
+	return ""
+}
+
+// answersUnit reports whether a sentence that gives numbers with units gives one in the unit the question
+// counts in: "Chen Wei took 28 EUR in Germany" does not answer how many days.
+func answersUnit(sentence, unit string) bool {
+	if unit == "" {
+		return true
+	}
+	words := strings.Fields(normSource(citeMarker.ReplaceAllString(sentence, " ")))
+	given := false
+	for i, w := range words {
+		if !isNumber(w) {
+			continue
+		}
+		switch u := unitAfter(words, i); u {
+		case unit:
+			return true
+		case "":
+		default:
+			given = true
+		}
+	}
+	return !given
 }
 
 // onTopic reports whether a sentence that names something stands on a source about what the question asks:

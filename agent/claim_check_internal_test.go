@@ -195,4 +195,12 @@ func TestUnsupportedClaimsWithAnotherUnit(t *testing.T) {
 			t.Errorf("unsupportedClaims(%q) = %q, want %d", tc.answer, got, tc.want)
 		}
 	}
+	// An answer in another unit than the one the question counts in does not answer it.
+	q := "How many vacation days did Chen Wei take in 2025?"
+	if got := unsupportedClaims("Chen Wei took 28 EUR in Germany [1].", q, "", srcs); len(got) != 1 {
+		t.Errorf("EUR for a question of days: unsupported %q, want the sentence", got)
+	}
+	if got := unsupportedClaims("Employees receive 24 paid days off [1].", "How many paid days off do employees receive?", "", srcs); len(got) != 0 {
+		t.Errorf("days for a question of days: unsupported %q, want none", got)
+	}
 }
