@@ -17,7 +17,7 @@ import (
 func (c *cli) reindexCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "reindex",
-		Short: "embed every passage again with the configured embedding model, or extract the graph again",
+		Short: "embed every passage again with the configured embedding model, of any dimension (`--embeddings`), or extract the graph again with the configured chat model (`--graph`)",
 		Long: `Embed every passage and fact again with the configured embedding model (EMBED_MODEL, EMBED_DIM), for
 instance after changing it to a model of another dimension, which the store otherwise refuses to open
 with (--embeddings, what reindex does when no step is named). The new vectors are kept beside the old
