@@ -53,7 +53,8 @@ func TestIngestReportsEachFileAndFailsAlone(t *testing.T) {
 }
 
 // TestIngestTwoThousandFiles: one call over 2,000 files, more than the ingest queue ever held, reports every
-// file done and ends; the store agrees. The deadline turns a hang into a failure.
+// file done and ends; the store agrees. The deadline turns a hang into a failure: 35 s at 8eb255b, 75 s
+// at 73e0093 (ingest leases, one resolution at a time), 110 s at 58259e7 on a busy machine (issue 19).
 func TestIngestTwoThousandFiles(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
@@ -63,7 +64,7 @@ func TestIngestTwoThousandFiles(t *testing.T) {
 	model.Handle(graphragtest.Extraction)
 	const n = 2000
 	dir, data := writeNotes(t, n), t.TempDir()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	cmd := hopwiseCmd(ctx, bin, data, model.URL(), "ingest", dir)
 	var stdout, stderr strings.Builder
