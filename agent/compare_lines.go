@@ -25,15 +25,11 @@ type amount struct {
 	n     int    // the source's number
 }
 
-// unitOf normalises a unit so that "euros" and "EUR" compare.
+// unitOf normalises a unit as the claim check does (unitWords), so that "euros" and "EUR" compare.
 func unitOf(u string) string {
-	switch u = strings.ToLower(u); u {
-	case "kilometres", "kilometers":
-		return "km"
-	case "euro", "euros":
-		return "eur"
-	case "dollars":
-		return "usd"
+	u = strings.ToLower(u)
+	if n, ok := unitWords[u]; ok {
+		return n
 	}
 	return u
 }
