@@ -72,7 +72,9 @@ func allRelations(t *testing.T, store graphrag.Store) []graphrag.Edge {
 // model or all of the second (never a mix), and none of the first once one of the second was seen; every
 // new extraction goes through the resolver given (as the ingester's would). At
 // the end the graph is the second model's (every relation its description, the counts of a fresh ingest
-// with it), Munich keeps the name it was given, and the progress counted every passage once.
+// with it), Munich keeps the name it was given, and the progress counted every passage once. Whole
+// retrieval passes run beside the reads: each finds facts all of one model, also those that straddled
+// the swap (the commit changes the store's Generation, so such a pass is made again).
 func TestReindexGraphAnswersThroughout(t *testing.T) {
 	for kind, open := range reindexStores(t) {
 		t.Run(kind, func(t *testing.T) {
@@ -96,10 +98,26 @@ func TestReindexGraphAnswersThroughout(t *testing.T) {
 				t.Fatalf("ReextractState before = %+v, %v", st, err)
 			}
 
+			retriever := graphrag.NewRetriever(store, m.oldClient)
+			if f := passFacts(t, retriever); f.all == 0 || f.second != 0 {
+				t.Fatalf("a retrieval pass before = %+v; want facts of the first model", f)
+			}
 			second, client := secondModel(t, 5*time.Millisecond)
 			stop := make(chan struct{})
 			var wg sync.WaitGroup
 			var reads, failures atomic.Int64
+			var passes, mixed atomic.Int64
+			// Whole retrieval passes (search, linking, the walk, its facts, bridge searches) beside the graph
+			// reads: every fact of a pass is of one model, also of a pass that straddled the swap.
+			wg.Go(func() {
+				untilClosed(stop, func() {
+					f := passFacts(t, retriever)
+					passes.Add(1)
+					if (f.all == 0 || f.second != 0 && f.second != f.all) && mixed.Add(1) <= 3 {
+						t.Errorf("a retrieval pass during the re-extraction found %d facts, %d of them the second model's; want facts all of one model", f.all, f.second)
+					}
+				})
+			})
 			for range 3 {
 				wg.Add(1)
 				go func() {
@@ -135,7 +153,11 @@ func TestReindexGraphAnswersThroughout(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Reindex: %v", err)
 			}
-			t.Logf("%d reads of the graph during the re-extraction of %d passages, %d failed", reads.Load(), st.Chunks, failures.Load())
+			t.Logf("%d reads of the graph during the re-extraction of %d passages, %d failed; %d retrieval passes, %d mixed",
+				reads.Load(), st.Chunks, failures.Load(), passes.Load(), mixed.Load())
+			if f := passFacts(t, retriever); f.all == 0 || f.second != f.all {
+				t.Errorf("a retrieval pass after = %+v; want facts of the second model alone", f)
+			}
 			if reads.Load() < 20 {
 				t.Errorf("only %d reads during the re-extraction", reads.Load())
 			}
@@ -180,6 +202,39 @@ func TestReindexGraphAnswersThroughout(t *testing.T) {
 			}
 		})
 	}
+}
+
+// untilClosed calls f over and over until stop is closed.
+func untilClosed(stop <-chan struct{}, f func()) {
+	for {
+		select {
+		case <-stop:
+			return
+		default:
+			f()
+		}
+	}
+}
+
+// factCount is what a retrieval pass found of the graph: how many facts, and how many of them the second
+// model wrote.
+type factCount struct{ all, second int }
+
+// passFacts runs a whole retrieval pass about the demo's flight from Munich to Delhi.
+func passFacts(t *testing.T, r *graphrag.Retriever) factCount {
+	res, err := r.Retrieve(t.Context(), []graphrag.Query{{Text: "How far is the flight from Munich to Delhi?"}},
+		graphrag.RetrieveOptions{K: 8, Graph: true})
+	if err != nil {
+		t.Errorf("Retrieve: %v", err)
+		return factCount{}
+	}
+	f := factCount{all: len(res.Facts)}
+	for _, fact := range res.Facts {
+		if graphragtest.IsSecond(fact.Relation.Description) {
+			f.second++
+		}
+	}
+	return f
 }
 
 // countingResolver counts the extractions it passes on.

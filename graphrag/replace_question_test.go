@@ -103,16 +103,7 @@ func runReplaces(t *testing.T, open func(t *testing.T, dim int, model string) gr
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	for range 4 {
-		wg.Go(func() {
-			for {
-				select {
-				case <-stop:
-					return
-				default:
-					read()
-				}
-			}
-		})
+		wg.Go(func() { untilClosed(stop, read) })
 	}
 	defer wg.Wait()
 	defer close(stop)

@@ -85,11 +85,12 @@ type DocumentStore interface {
 	// its status done. A reader sees the old version or the new, never neither or both. A replaced document
 	// already gone is no error; a document that replaces none is only marked done.
 	ReplaceDocument(ctx context.Context, id string) error
-	// Generation is a number that every commit of DeleteDocument and ReplaceDocument changes, in this
-	// process and in the others sharing the store. Reads made after one call and before another that
-	// returns the same number ran across no such commit, so together they saw one version of every
-	// document (a retrieval pass reads it before and after itself and is made again when it changed). It
-	// never waits long: a call during such a commit returns once it is done.
+	// Generation is a number that every commit of DeleteDocument, ReplaceDocument and CommitReextract (the
+	// swap of a re-extracted graph) changes, in this process and in the others sharing the store. Reads
+	// made after one call and before another that returns the same number ran across no such commit, so
+	// together they saw one version of every document and one graph (a retrieval pass reads it before and
+	// after itself and is made again when it changed). It never waits long: a call during such a commit
+	// returns once it is done.
 	Generation(ctx context.Context) (uint64, error)
 }
 

@@ -172,19 +172,23 @@ func keepIfReextracting(ctx context.Context, tx neo4j.ManagedTransaction, chunkI
 }
 
 // CommitReextract swaps the staged extractions into the graph in one transaction (see
-// graphrag.ReextractStore) and recounts every document's relations. Neo4j's reads are read-committed, so
-// this Store's searches wait while it commits (searchMu), as for a replace; another process's are not
-// held back.
+// graphrag.ReextractStore), recounts every document's relations and counts the commit in the generation.
+// Neo4j's reads are read-committed, so this Store's searches and readers of the generation wait while it
+// commits (searchMu, changing), as for a replace; another process's are not held back.
 func (s *Store) CommitReextract(ctx context.Context) error {
 	s.spaceMu.RLock()
 	defer s.spaceMu.RUnlock()
 	s.searchMu.Lock()
 	defer s.searchMu.Unlock()
+	defer s.changing()()
 	var n int
 	err := s.write(ctx, func(ctx context.Context, tx neo4j.ManagedTransaction) error {
 		var err error
-		n, err = s.commitReextract(ctx, tx)
-		return err
+		if n, err = s.commitReextract(ctx, tx); err != nil {
+			return err
+		}
+		// A retrieval pass that read the old graph before this commit and the new one after it is made again.
+		return countChange(ctx, tx)
 	})
 	if err != nil {
 		return fmt.Errorf("neo4j: commit re-extraction: %w", err)

@@ -46,6 +46,9 @@ func (s *Store) deleteDocument(ctx context.Context, id string) ([]int64, error) 
 		if chunkSeqs, err = deleteDocumentTx(ctx, tx, id); err != nil {
 			return err
 		}
+		if err := countChange(ctx, tx); err != nil {
+			return err
+		}
 		after, err = changeCount(ctx, tx)
 		return err
 	})

@@ -91,6 +91,9 @@ func (s *Store) ReplaceDocument(ctx context.Context, id string) error {
 		if oldChunks, vectors, err = s.replaceDocument(ctx, tx, id); err != nil {
 			return err
 		}
+		if err := countChange(ctx, tx); err != nil {
+			return err
+		}
 		after, err = changeCount(ctx, tx)
 		return err
 	})

@@ -162,8 +162,8 @@ func keepIfReextracting(ctx context.Context, tx *sql.Tx, chunkID string) error {
 }
 
 // CommitReextract swaps the staged extractions into the graph in one transaction (see
-// graphrag.ReextractStore). Readers see the old graph until it commits (WAL snapshots); the in-memory
-// vectors are the chunks' and do not change.
+// graphrag.ReextractStore) and counts it in the generation. Readers see the old graph until it commits
+// (WAL snapshots); the in-memory vectors are the chunks' and do not change.
 func (s *Store) CommitReextract(ctx context.Context) error {
 	s.spaceMu.RLock()
 	defer s.spaceMu.RUnlock()
@@ -231,7 +231,11 @@ func (s *Store) commitReextract(ctx context.Context, tx *sql.Tx) (int, error) {
 	}
 	_, err = tx.ExecContext(ctx, `DELETE FROM meta WHERE key IN (?, ?, ?, ?)`,
 		metaReextractModel, metaReextractDim, metaReextractEmbedModel, metaReextractSince)
-	return len(ids), err
+	if err != nil {
+		return 0, err
+	}
+	// A retrieval pass that read the old graph before this commit and the new one after it is made again.
+	return len(ids), countChange(ctx, tx)
 }
 
 // detachChunks removes the chunks' mentions and supports, then the relations and entities left without

@@ -17,7 +17,7 @@ var reextractCases = []testCase{
 	{"a re-extraction of the graph is read only once committed, then alone", testReextractCommit},
 	{"BeginReextract again keeps what was staged, another model drops it; staging needs one begun", testReextractBeginAgain},
 	{"edits made during a re-extraction and passages an ingest extracted meanwhile hold at the commit", testReextractEditsAndIngest},
-	{"readers during a re-extraction's commit see the old graph or the new, never a mix", testReextractReaders},
+	{"readers during a re-extraction's commit see the old graph or the new, never a mix, and a pair of reads across it sees the generation change", testReextractReaders},
 }
 
 // reextractFixture is a finished document of three passages: Delhi is 5,921 km from Munich in the first
@@ -234,6 +234,28 @@ func testReextractReaders(t *testing.T, f *fixture) {
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	seen := map[string]int{}
+	straddled := 0
+	// read returns the type that tells the graphs apart (FLIES_TO for the old, FLIGHT_TO for the new).
+	read := func() (string, bool) {
+		edges, err := f.s.Neighborhood(f.ctx, []string{x.delhi.Key}, 1, 100)
+		var types []string
+		for _, e := range edges {
+			types = append(types, e.Type)
+		}
+		slices.Sort(types)
+		if err != nil || !slices.Equal(types, oldGraph) && !slices.Equal(types, newGraph) {
+			t.Errorf("Neighborhood(Delhi) during the commit = %v, %v; want the old graph's or the new one's", types, err)
+			return "", false
+		}
+		return types[1], true
+	}
+	gen := func() (uint64, bool) {
+		g, err := f.s.Generation(f.ctx)
+		if err != nil {
+			t.Errorf("Generation during the commit: %v", err)
+		}
+		return g, err == nil
+	}
 	for range 3 {
 		wg.Add(1)
 		go func() {
@@ -244,19 +266,27 @@ func testReextractReaders(t *testing.T, f *fixture) {
 					return
 				default:
 				}
-				edges, err := f.s.Neighborhood(f.ctx, []string{x.delhi.Key}, 1, 100)
-				var types []string
-				for _, e := range edges {
-					types = append(types, e.Type)
-				}
-				slices.Sort(types)
-				if err != nil || !slices.Equal(types, oldGraph) && !slices.Equal(types, newGraph) {
-					t.Errorf("Neighborhood(Delhi) during the commit = %v, %v; want the old graph's or the new one's", types, err)
+				// Two reads between two readings of the generation, as a retrieval pass makes them: when
+				// the reads found different graphs, the commit came between them and the generation says so.
+				g1, ok1 := gen()
+				a, ok2 := read()
+				b, ok3 := read()
+				g2, ok4 := gen()
+				if !ok1 || !ok2 || !ok3 || !ok4 {
 					return
 				}
 				mu.Lock()
-				seen[types[1]]++
+				seen[a]++
+				seen[b]++
+				if a != b {
+					straddled++
+				}
 				mu.Unlock()
+				if a != b && g1 == g2 {
+					t.Errorf("two reads found the %s graph, then the %s one, and the generation read around them was %d both times; want it changed by the commit",
+						a, b, g1)
+					return
+				}
 			}
 		}()
 	}
@@ -272,8 +302,12 @@ func testReextractReaders(t *testing.T, f *fixture) {
 		}
 	}
 	waitSeen("FLIES_TO") // a read of the old graph first
+	before, _ := gen()
 	if err := f.s.CommitReextract(f.ctx); err != nil {
 		t.Errorf("CommitReextract: %v", err)
+	}
+	if after, _ := gen(); after == before {
+		t.Errorf("Generation after the commit = %d, as before it", after)
 	}
 	waitSeen("FLIGHT_TO")
 	close(stop)
@@ -281,5 +315,5 @@ func testReextractReaders(t *testing.T, f *fixture) {
 	if seen["FLIES_TO"] == 0 || seen["FLIGHT_TO"] == 0 {
 		t.Errorf("reads found the old graph %d times and the new %d times, want both", seen["FLIES_TO"], seen["FLIGHT_TO"])
 	}
-	t.Logf("reads: %v", seen)
+	t.Logf("reads: %v; pairs of reads across the commit: %d", seen, straddled)
 }

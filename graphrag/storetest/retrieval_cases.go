@@ -9,7 +9,7 @@ import (
 
 func init() {
 	graphCases = append(graphCases, testCase{"LinkCandidates reads keys and name words without provenance", testLinkCandidates})
-	replaceCases = append(replaceCases, testCase{"Generation changes with every delete and replace, and only then", testGeneration})
+	replaceCases = append(replaceCases, testCase{"Generation changes with every delete, replace and re-extraction commit, and only then", testGeneration})
 }
 
 // testLinkCandidates: the keys come back in the order asked, unknown ones skipped, and the words' matches
@@ -70,8 +70,9 @@ func keysOfEntities(es []graphrag.Entity) []string {
 	return out
 }
 
-// testGeneration: writes that add leave the generation as it is; a replace and a delete each change it,
-// so a reader that reads it around its reads knows whether one committed between them.
+// testGeneration: writes that add leave the generation as it is; a replace, a delete and the commit of a
+// re-extraction of the graph each change it, so a reader that reads it around its reads knows whether one
+// committed between them.
 func testGeneration(t *testing.T, f *fixture) {
 	gen := func() uint64 {
 		t.Helper()
@@ -104,7 +105,23 @@ func testGeneration(t *testing.T, f *fixture) {
 	if err := f.s.DeleteDocument(f.ctx, a2.ID); err != nil {
 		t.Fatalf("DeleteDocument: %v", err)
 	}
-	if g := gen(); g == g1 || g == g0 {
-		t.Errorf("Generation after a delete = %d, want another than %d and %d", g, g0, g1)
+	g2 := gen()
+	if g2 == g1 || g2 == g0 {
+		t.Errorf("Generation after a delete = %d, want another than %d and %d", g2, g0, g1)
+	}
+	// A re-extraction changes it when it swaps the new graph in, not while it stages it.
+	x := newReextractFixture(f)
+	f.beginReextract("model-2")
+	f.stageReextraction(x.newExtraction(), false)
+	f.stageReextraction(graphrag.Extraction{ChunkID: x.cs[1].ID}, true)
+	f.stageReextraction(graphrag.Extraction{ChunkID: x.cs[2].ID}, true)
+	if g := gen(); g != g2 {
+		t.Errorf("Generation while a re-extraction is staged = %d, want %d (unchanged)", g, g2)
+	}
+	if err := f.s.CommitReextract(f.ctx); err != nil {
+		t.Fatalf("CommitReextract: %v", err)
+	}
+	if g := gen(); g == g2 || g == g1 || g == g0 {
+		t.Errorf("Generation after a re-extraction's commit = %d, want another than %d, %d and %d", g, g0, g1, g2)
 	}
 }
