@@ -187,7 +187,7 @@ func unsupportedClaims(text, question, support string, srcs []source) []string {
 	for _, sent := range sentences(text) {
 		as := anchors(sent)
 		if !claimSupported(as, subject, backing, norm) || echoesQuestion(sent, question, norm) || !onTopic(as, backing, topic, norm) ||
-			!rowsAgree(as, tables) || !unitsAgree(sent, norm) || !answersUnit(sent, askedUnit) {
+			!rowsAgree(as, codes(sent), tables) || !unitsAgree(sent, norm) || !answersUnit(sent, askedUnit) {
 			out = append(out, strings.TrimSpace(sent))
 		}
 	}
@@ -250,11 +250,24 @@ func tableRows(srcs []source) [][]string {
 	return out
 }
 
-// rowsAgree reports whether every number of a sentence that a table holds shares a row with one of the
-// sentence's names that this table holds in some rows but not all (a column header such as "distance from
-// Munich" is in every row). "Lisbon is 2,642 km from Munich" read 2,642 off Tel Aviv's row: Lisbon, Munich
-// and 2,642 are each in the distances table, but 2,642 and Lisbon in no row together.
-func rowsAgree(as []string, tables [][]string) bool {
+// codeToken is a code written in capitals, as a table's cells hold them: "AY", "LH", "IATA".
+var codeToken = regexp.MustCompile(`\b\p{Lu}{2,4}\b`)
+
+// codes returns the codes a sentence names, normalised as anchors are.
+func codes(sentence string) map[string]bool {
+	out := map[string]bool{}
+	for _, c := range codeToken.FindAllString(citeMarker.ReplaceAllString(sentence, " "), -1) {
+		out[normAnchor(c)] = true
+	}
+	return out
+}
+
+// rowsAgree reports whether every value of a sentence (a number, or a code in capitals) that a table holds
+// shares a row with one of the sentence's names that this table holds in some rows but not all (a column
+// header such as "distance from Munich" is in every row). "Lisbon is 2,642 km from Munich" read 2,642 off
+// Tel Aviv's row: Lisbon, Munich and 2,642 are each in the distances table, but 2,642 and Lisbon in no row
+// together; "Lufthansa has the IATA code AY" read AY off Finnair's row.
+func rowsAgree(as []string, codes map[string]bool, tables [][]string) bool {
 	for _, rows := range tables {
 		var names, nums []string
 		for _, a := range as {
@@ -265,8 +278,8 @@ func rowsAgree(as []string, tables [][]string) bool {
 				}
 			}
 			switch {
-			case n == 0:
-			case strings.IndexFunc(a, unicode.IsDigit) >= 0:
+			case n == 0 || n == len(rows) && codes[a]:
+			case strings.IndexFunc(a, unicode.IsDigit) >= 0 || codes[a]:
 				nums = append(nums, a)
 			case n < len(rows):
 				names = append(names, a)

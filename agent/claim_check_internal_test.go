@@ -103,6 +103,30 @@ func TestUnsupportedClaimsReadTablesByRow(t *testing.T) {
 	}
 }
 
+// A code read off a table must share its row with the name it is given to: the 1.5B model answered "Which
+// airline has the IATA code AY?" with Lufthansa, whose row is in the same registry table as Finnair's.
+func TestUnsupportedClaimsReadACodeOffAnotherRow(t *testing.T) {
+	srcs := []source{{kind: KindChunk, chunk: graphrag.Chunk{ID: "a", DocName: "airline-registry.md", Text: "Airline registry\n\n" +
+		"| airline | IATA code | licensed in | EU member state |\n| --- | --- | --- | --- |\n| Lufthansa | LH | Germany | yes |\n" +
+		"| Finnair | AY | Finland | yes |\n| Turkish Airlines | TK | Turkey | no |\n"}}}
+	q := "Which airline has the IATA code AY?"
+	tests := []struct {
+		answer string
+		want   int
+	}{
+		{"Lufthansa has the IATA code AY [1].", 1},
+		{"Finnair has the IATA code AY [1].", 0},
+		{"The airline with the IATA code AY is Finnair, licensed in Finland [1].", 0},
+		{"Finnair (AY) and Lufthansa (LH) are both EU carriers [1].", 0}, // each code beside its own airline
+		{"Turkish Airlines (AY) is licensed in Turkey [1].", 1},
+	}
+	for _, tc := range tests {
+		if got := unsupportedClaims(tc.answer, q, "", srcs); len(got) != tc.want {
+			t.Errorf("unsupportedClaims(%q) = %q, want %d", tc.answer, got, tc.want)
+		}
+	}
+}
+
 // An answer that says the question back ("Yes. The EU adopted ...") names only what the question names, so
 // the names prove nothing: a source must say it in most of its words.
 func TestUnsupportedClaimsThatEchoTheQuestion(t *testing.T) {

@@ -103,7 +103,13 @@ func (r *run) answerCompact(ctx context.Context) (bool, []string, error) {
 	r.started(NodeGenerate, fmt.Sprintf("Writing the answer from %d sources", len(srcs)))
 	r.round()
 	var b strings.Builder
-	writeSources(&b, srcs) // sources first, question last: the calls of one question share the longest prefix
+	// The question before the sources and again after them. Read first, it tells the model what to look for
+	// (asked last only, the 1.5B model answered "Who led Nexa AI's Series B round?" with the seed round's
+	// investor, and what an airline owes after denied boarding where the question asked what it must do
+	// before); asked again, it is the last thing read. The calls of one question still share the longest
+	// prefix in the server's prompt cache: the question and the first pass's sources.
+	b.WriteString("Question: " + r.st.question + "\n\n")
+	writeSources(&b, srcs)
 	writeKeyLines(&b, keyLines(r.st.question, srcs, localKeyLines))
 	// the case's value may be a row or fact below the four key lines (the policy's sentences hold more of
 	// "May an employee book business class from Munich to Dubai?" than Dubai's row does)
