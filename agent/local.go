@@ -36,6 +36,7 @@ const (
 	localSources  = 24
 	localFacts    = 4
 	localKeyLines = 4
+	localRetries  = 1 // answer calls made again after the claim check set an answer aside, per question
 )
 
 // compactAnswer is the local profile's answer: the facts and the reasoning come before the verdict and the
@@ -57,6 +58,7 @@ func (r *run) localLoop(ctx context.Context) error {
 		}
 	}
 	queries := []string{r.st.question}
+	retries := localRetries
 	for {
 		r.st.loops++
 		r.started(NodeRetrieve, "Searching your documents and their knowledge graph")
@@ -68,7 +70,7 @@ func (r *run) localLoop(ctx context.Context) error {
 		r.finished(NodeRetrieve, retrieveSummary(queries, items, f.bridges))
 		var next []string
 		if n := r.st.keep(items); n > 0 && r.callsLeft() > 0 {
-			ok, search, err := r.answerCompact(ctx)
+			ok, search, err := r.answerCompact(ctx, &retries)
 			if err != nil || ok {
 				return err
 			}
@@ -96,12 +98,14 @@ func (r *run) compactSources() []source {
 }
 
 // answerCompact asks for an answer from the kept sources and keeps it only if the model found the
-// sources answer and the claim check passes. It reports whether an answer now stands and, when none does,
-// the searches the model asked for.
-func (r *run) answerCompact(ctx context.Context) (bool, []string, error) {
+// sources answer and the claim check passes. An answer the claim check sets aside is asked for once more
+// (once a question: retries counts down), with the sentences set aside named after the question: the
+// prompt is the first one's with lines added, so the server reads only those, and the 1.5B model, told
+// that "Lufthansa has the IATA code AY" is not what the sources say, reads the registry's rows again. It
+// reports whether an answer now stands and, when none does, the searches the model asked for.
+func (r *run) answerCompact(ctx context.Context, retries *int) (bool, []string, error) {
 	srcs := r.compactSources()
 	r.started(NodeGenerate, fmt.Sprintf("Writing the answer from %d sources", len(srcs)))
-	r.round()
 	var b strings.Builder
 	// The question before the sources and again after them. Read first, it tells the model what to look for
 	// (asked last only, the 1.5B model answered "Who led Nexa AI's Series B round?" with the seed round's
@@ -115,22 +119,45 @@ func (r *run) answerCompact(ctx context.Context) (bool, []string, error) {
 	// "May an employee book business class from Munich to Dubai?" than Dubai's row does)
 	writeComparisons(&b, comparisonLines(keyLines(r.st.question, srcs, localSources), srcs))
 	b.WriteString("\nQuestion: " + r.st.question + "\n")
-	a, err := llm.Structured[compactAnswer](ctx, r.a.llm, request("answer", promptLocalAnswer, b.String()))
+	var searches []string
+	for {
+		ok, a, bad, err := r.compactAttempt(ctx, b.String(), srcs)
+		if err != nil || ok {
+			return ok, nil, err
+		}
+		if a != nil {
+			searches = append(searches, a.Search...)
+		}
+		if len(bad) == 0 || *retries < 1 || r.callsLeft() < 1 {
+			return false, searches, nil
+		}
+		*retries--
+		r.started(NodeGenerate, "Asking again: the answer was not what the sources say")
+		writeNote(&b, "Set aside, since no source states it", strings.Join(bad, " "))
+		b.WriteString("Answer the question again from the sources; set answerable to false if they do not answer it.\n")
+	}
+}
+
+// compactAttempt makes one answer call with the prompt user. It reports whether the answer stands (and
+// is now the run's), the model's reply (nil when unreadable), and the sentences the claim check set aside.
+func (r *run) compactAttempt(ctx context.Context, user string, srcs []source) (bool, *compactAnswer, []string, error) {
+	r.round()
+	a, err := llm.Structured[compactAnswer](ctx, r.a.llm, request("answer", promptLocalAnswer, user))
 	if errors.Is(err, llm.ErrInvalidOutput) {
 		r.a.log.Warn("agent: answer unreadable", "err", err)
 		r.rec.send(Event{Type: EventError, Node: NodeGenerate, Error: "the answer was unreadable"})
 		r.finished(NodeGenerate, "No answer")
-		return false, nil, nil
+		return false, nil, nil, nil
 	}
 	if err != nil {
-		return false, nil, fmt.Errorf("agent: answer: %w", err)
+		return false, nil, nil, fmt.Errorf("agent: answer: %w", err)
 	}
 	r.st.hypothesis = strings.TrimSpace(a.Reasoning)
 	answer := strings.TrimSpace(scrubInternal(unfence(a.Answer)))
 	if !a.Answerable || answer == "" || refusesItself(answer) {
 		r.st.critique = "The sources found so far do not answer the question."
 		r.finished(NodeGenerate, "The sources found so far do not answer the question")
-		return false, a.Search, nil
+		return false, &a, nil, nil
 	}
 	var facts []string
 	dropped := 0
@@ -160,7 +187,7 @@ func (r *run) answerCompact(ctx context.Context) (bool, []string, error) {
 		r.st.critique = "The answer joins things that no single source states together."
 		r.rec.send(Event{Type: EventNodeFinished, Node: NodeAudit, Summary: "Set aside: no single source names together what this answer joins: " + clip(strings.Join(bad, " "), 200)})
 		r.finished(NodeGenerate, "The answer did not pass the check against the sources")
-		return false, a.Search, nil
+		return false, &a, bad, nil
 	}
 	// The model's own answer and facts are matched to their sources by wording when it cited none, before
 	// the linking facts, which carry their markers, are listed with them.
@@ -184,7 +211,7 @@ func (r *run) answerCompact(ctx context.Context) (bool, []string, error) {
 		r.st.grounded = GroundedPartially
 	}
 	r.finished(NodeAudit, "Checked: every name and number of the answer appears together in one source")
-	return true, nil, nil
+	return true, &a, nil, nil
 }
 
 // nextSearches are the searches of the next pass: those the answer call asked for and no pass made yet.

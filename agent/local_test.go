@@ -66,9 +66,9 @@ func TestLocalProfileAnswersInOneCall(t *testing.T) {
 }
 
 // A model that marks an invention answerable (a subject of one document joined to a name of another) is
-// caught by the claim check; the second pass runs the searches the model asked for, its answer call
-// starting with the first call's prompt, and the run refuses honestly, with none of the loop's notes in
-// the answer.
+// caught by the claim check and asked once more, the invention named; the second pass runs the searches
+// the model asked for, its answer call starting with the first call's prompt, and the run refuses
+// honestly, with none of the loop's notes in the answer.
 func TestLocalProfileRefusesWhatNoSourceStatesTogether(t *testing.T) {
 	m := newModel(t)
 	var prompts []string
@@ -86,16 +86,50 @@ func TestLocalProfileRefusesWhatNoSourceStatesTogether(t *testing.T) {
 	if !res.NotFound || strings.Contains(res.Answer, "Lena") || strings.Contains(res.Answer, "Critique") {
 		t.Errorf("not found %v, answer %q: want an honest refusal", res.NotFound, res.Answer)
 	}
-	if len(prompts) != 2 || res.Usage.Calls != 2 {
-		t.Fatalf("%d answer calls, %d calls in all: want 2 (two passes at most, no other call)", len(prompts), res.Usage.Calls)
+	if len(prompts) != 3 || res.Usage.Calls != 3 {
+		t.Fatalf("%d answer calls, %d calls in all: want 3 (two passes at most, one answer asked for again, no other call)", len(prompts), res.Usage.Calls)
+	}
+	if again := strings.TrimPrefix(prompts[1], prompts[0]); again == prompts[1] || !strings.Contains(again, "The chief executive of Lufthansa is Lena Vogt") {
+		t.Errorf("the answer asked for again does not add the set-aside answer to the first prompt:\n%s", prompts[1])
 	}
 	firstSources, _, _ := strings.Cut(prompts[0], "\nQuestion: ")
 	firstSources, _, _ = strings.Cut(firstSources, "\nLines of the sources") // the key lines follow the sources of each pass
-	if !strings.HasPrefix(prompts[1], firstSources) || len(prompts[1]) <= len(prompts[0]) {
-		t.Errorf("the second answer prompt does not start with the first one's sources:\n%s\n---\n%s", prompts[0], prompts[1])
+	if !strings.HasPrefix(prompts[2], firstSources) || len(prompts[2]) <= len(prompts[0]) || strings.Contains(prompts[2], "Set aside") {
+		t.Errorf("the second pass's prompt does not start with the first one's sources, or repeats the set-aside answer:\n%s\n---\n%s", prompts[0], prompts[2])
 	}
 	if q := of(res.Trace, agent.EventQueries); len(q) != 1 || q[0].Queries[0] != "Lufthansa chief executive officer" {
 		t.Errorf("query events %+v, want the model's search", q)
+	}
+}
+
+// An answer the claim check sets aside is asked for once more with the set-aside sentence named after the
+// question (the first prompt with lines added, so the server reads only those), and the corrected answer
+// stands: the 1.5B model gave AY to Lufthansa, whose row is in the registry table beside Finnair's.
+func TestLocalProfileAsksAgainAfterTheClaimCheck(t *testing.T) {
+	m := newModel(t)
+	var prompts []string
+	m.on(taskCompact, func(c call) llmtest.Reply {
+		prompts = append(prompts, c.LastUser())
+		airline := "Lufthansa"
+		if strings.Contains(c.LastUser(), "Set aside") {
+			airline = "Finnair"
+		}
+		n := strconv.Itoa(c.find("Finnair"))
+		return reply(compactReply{Facts: []string{}, Reasoning: "The registry lists the codes.", Answerable: true,
+			Answer: airline + " has the IATA code AY [" + n + "].", Search: []string{}})
+	})
+	res, rec := ask(t, localAgent(m), "Which airline has the IATA code AY?")
+	if res.NotFound || !strings.HasPrefix(res.Answer, "Finnair has the IATA code AY") || strings.Contains(res.Answer, "Lufthansa") {
+		t.Fatalf("not found %v, answer %q: want the corrected answer", res.NotFound, res.Answer)
+	}
+	if len(prompts) != 2 || res.Usage.Calls != 2 {
+		t.Fatalf("%d answer calls, %d calls in all: want the answer and one more", len(prompts), res.Usage.Calls)
+	}
+	if again := strings.TrimPrefix(prompts[1], prompts[0]); again == prompts[1] || !strings.Contains(again, "Lufthansa has the IATA code AY") {
+		t.Errorf("the second prompt does not add the set-aside answer to the first:\n%s", prompts[1])
+	}
+	if got := rec.streamed(); got != res.Answer {
+		t.Errorf("the screen shows %q, not the answer", got)
 	}
 }
 
