@@ -57,7 +57,7 @@ func (r *Resolver) near(ctx context.Context, c graphrag.Chunk, m mention) ([]gra
 			add(e.Key)
 		}
 	}
-	es, err := r.entities(ctx, keys)
+	es, err := r.entities(ctx, keys, c.DocID)
 	if err != nil {
 		return nil, err
 	}
@@ -78,7 +78,7 @@ func (r *Resolver) remember(c graphrag.Chunk, x graphrag.Extraction) {
 	es := make([]graphrag.Entity, len(x.Entities))
 	for i, e := range x.Entities {
 		e.Aliases = graphrag.SortedUnion(e.Aliases, []string{e.Name})
-		e.ChunkIDs, e.DocIDs = []string{c.ID}, []string{c.DocID}
+		e.ChunkIDs, e.DocIDs = nil, []string{c.DocID} // as the store's briefs give them
 		es[i] = e
 	}
 	if len(r.recent) >= maxRecent {
@@ -125,9 +125,10 @@ func (r *Resolver) recentNamed(k string) []graphrag.Entity {
 }
 
 // entities reads the entities of these keys from the store, with what the recent extractions add to them
-// (or give alone, for those the store does not hold yet).
-func (r *Resolver) entities(ctx context.Context, keys []string) ([]graphrag.Entity, error) {
-	stored, err := r.store.Entities(ctx, keys)
+// (or give alone, for those the store does not hold yet), read as briefs: DocIDs says whether doc mentions
+// them, which is all the comparisons ask of their documents.
+func (r *Resolver) entities(ctx context.Context, keys []string, doc string) ([]graphrag.Entity, error) {
+	stored, err := r.briefs.EntityBriefs(ctx, keys, []string{doc})
 	if err != nil {
 		return nil, fmt.Errorf("resolve: read entities: %w", err)
 	}

@@ -25,6 +25,59 @@ type Store interface {
 	EmbeddingSpace() graphrag.EmbeddingSpace
 }
 
+// BriefStore is what a store reads of its entities for the resolver without their provenance, which grows
+// with the corpus: a hub entity named in every passage has as many mentions, and reading them for each
+// passage resolved, one resolution at a time, made ingestion quadratic (2,000 scripted files: 35 s before
+// the resolver read stored entities' neighbours and resolved one passage at a time, 75-110 s after). Both
+// stores have it; a Store without it is read through its full reads (briefsOf).
+type BriefStore interface {
+	// EntityBriefs and SearchEntityBriefs read entities as Entities and SearchEntities do, with no ChunkIDs
+	// and, as DocIDs, only those of docs that mention them.
+	EntityBriefs(ctx context.Context, keys, docs []string) ([]graphrag.Entity, error)
+	SearchEntityBriefs(ctx context.Context, query string, k int, docs []string) ([]graphrag.Entity, error)
+	// NeighbourNames returns the names of both ends of the at most limit best supported relations of key.
+	NeighbourNames(ctx context.Context, key string, limit int) ([]string, error)
+}
+
+// briefsOf returns the BriefStore of store: itself when it has one, its full reads trimmed otherwise.
+func briefsOf(store Store) BriefStore {
+	if b, ok := store.(BriefStore); ok {
+		return b
+	}
+	return fullReads{store}
+}
+
+// fullReads is a BriefStore over a Store's full reads.
+type fullReads struct{ Store }
+
+func (f fullReads) EntityBriefs(ctx context.Context, keys, docs []string) ([]graphrag.Entity, error) {
+	es, err := f.Entities(ctx, keys)
+	return trimmed(es, docs), err
+}
+
+func (f fullReads) SearchEntityBriefs(ctx context.Context, query string, k int, docs []string) ([]graphrag.Entity, error) {
+	es, err := f.SearchEntities(ctx, query, k)
+	return trimmed(es, docs), err
+}
+
+func (f fullReads) NeighbourNames(ctx context.Context, key string, limit int) ([]string, error) {
+	edges, err := f.Neighborhood(ctx, []string{key}, 1, limit)
+	var out []string
+	for _, ed := range edges {
+		out = append(out, ed.SourceName, ed.TargetName)
+	}
+	return out, err
+}
+
+// trimmed drops the provenance of es but the documents among docs.
+func trimmed(es []graphrag.Entity, docs []string) []graphrag.Entity {
+	for i := range es {
+		es[i].ChunkIDs = nil
+		es[i].DocIDs = slices.DeleteFunc(es[i].DocIDs, func(d string) bool { return !slices.Contains(docs, d) })
+	}
+	return es
+}
+
 // Bounds of one resolution: candidates looked up per new name by its words, passages searched by its
 // description's vector and the candidates taken from them, neighbours read as an entity's context, vectors
 // kept between extractions, extractions remembered until the store surely holds them.
@@ -55,6 +108,7 @@ const (
 // other, so what is merged does not depend on which passages happened to be in flight together.
 type Resolver struct {
 	store  Store
+	briefs BriefStore
 	embed  graphrag.Embedder
 	logger *slog.Logger
 
@@ -70,7 +124,7 @@ type Resolver struct {
 // New returns a resolver over store; embed (nil for none) gives the vectors of names with descriptions, in
 // the store's embedding space (graphrag.SpaceEmbedder).
 func New(store Store, embed graphrag.Embedder, logger *slog.Logger) *Resolver {
-	return &Resolver{store: store, embed: embed, logger: logger, vectors: map[string][]float32{}}
+	return &Resolver{store: store, briefs: briefsOf(store), embed: embed, logger: logger, vectors: map[string][]float32{}}
 }
 
 var _ graphrag.Resolver = (*Resolver)(nil)
@@ -79,6 +133,11 @@ var _ graphrag.Resolver = (*Resolver)(nil)
 func (r *Resolver) Resolve(ctx context.Context, c graphrag.Chunk, x graphrag.Extraction) (graphrag.Extraction, error) {
 	if len(x.Entities) == 0 {
 		return x, nil
+	}
+	// the vectors of the passage's names are asked for before waiting for the resolutions ahead of this
+	// one: resolve finds them cached (an edit that renames an entity has its new name embedded there)
+	if _, err := r.mentions(ctx, c, x); err != nil {
+		return x, err
 	}
 	r.order.Lock()
 	defer r.order.Unlock()
@@ -127,7 +186,7 @@ func (r *Resolver) resolve(ctx context.Context, c graphrag.Chunk, x graphrag.Ext
 		}
 	}
 	// against the graph, and the extractions resolved before this one
-	stored, err := r.entities(ctx, entityKeys(x))
+	stored, err := r.entities(ctx, entityKeys(x), c.DocID)
 	if err != nil {
 		return x, err
 	}
@@ -296,7 +355,7 @@ func (r *Resolver) homonym(ctx context.Context, c graphrag.Chunk, m mention, sto
 // sameNameElsewhere looks for an entity other than the one of key skip that is also called m's name and
 // does not disagree with it.
 func (r *Resolver) sameNameElsewhere(ctx context.Context, m mention, skip string) (graphrag.Entity, bool) {
-	found, err := r.store.SearchEntities(ctx, m.Name, maxCandidates)
+	found, err := r.briefs.SearchEntityBriefs(ctx, m.Name, maxCandidates, m.Docs)
 	if err != nil {
 		r.logger.Warn("resolve: search", "name", m.Name, "err", err)
 		return graphrag.Entity{}, false
@@ -330,14 +389,11 @@ func distinctEdit(m mention, stored graphrag.Entity, k, name, rule string, score
 
 // entityMention describes a stored entity, its neighbours' names and its aliases as its context.
 func (r *Resolver) entityMention(ctx context.Context, e graphrag.Entity) (Mention, error) {
-	edges, err := r.store.Neighborhood(ctx, []string{e.Key}, 1, maxNeighbours)
+	names, err := r.briefs.NeighbourNames(ctx, e.Key, maxNeighbours)
 	if err != nil {
 		return Mention{}, err
 	}
-	ctxNames := append([]string(nil), e.Aliases...)
-	for _, ed := range edges {
-		ctxNames = append(ctxNames, ed.SourceName, ed.TargetName)
-	}
+	ctxNames := append(slices.Clone(e.Aliases), names...)
 	return Mention{Name: e.Name, Type: e.Type, Description: e.Description, Docs: e.DocIDs, Context: ctxNames}, nil
 }
 
@@ -346,7 +402,7 @@ func (r *Resolver) entityMention(ctx context.Context, e graphrag.Entity) (Mentio
 // best candidate: the key to merge into with the merge recorded, or a proposal for review (no key), or
 // nothing.
 func (r *Resolver) candidates(ctx context.Context, c graphrag.Chunk, m mention, distinct map[string]bool) (*graphrag.Edit, string, error) {
-	found, err := r.store.SearchEntities(ctx, m.Name, maxCandidates)
+	found, err := r.briefs.SearchEntityBriefs(ctx, m.Name, maxCandidates, m.Docs)
 	if err != nil {
 		return nil, "", fmt.Errorf("resolve: search %q: %w", m.Name, err)
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hopwise/hopwise/graphrag"
+	"github.com/hopwise/hopwise/graphrag/graphragtest"
 	"github.com/hopwise/hopwise/graphrag/resolve"
 	"github.com/hopwise/hopwise/graphrag/sqlite"
 )
@@ -248,5 +249,18 @@ func TestUserMergeHoldsAgainstReExtraction(t *testing.T) {
 	}
 	if d, ok := entity(t, st, "Department of Transportation"); !ok || len(d.ChunkIDs) != 1 {
 		t.Errorf("after the undo Department of Transportation = %+v, %v; want it back with its passage", d, ok)
+	}
+}
+
+// TestEntityBriefsMatchFullReads: what the resolver reads of stored entities (names, kinds, descriptions,
+// aliases, whether a document mentions them, neighbours' names) is what the store's full reads give.
+func TestEntityBriefsMatchFullReads(t *testing.T) {
+	st, _ := ingest(t)
+	n, err := graphragtest.CheckBriefs(context.Background(), st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n < 10 {
+		t.Fatalf("only %d entities compared", n)
 	}
 }
