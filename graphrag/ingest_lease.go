@@ -11,8 +11,14 @@ import (
 // it): a process that dies mid-job has the job taken over by another sharing the store this long after.
 const DefaultJobLease = 15 * time.Second
 
+// jobLeasePrefix begins the name of every document job's lease.
+const jobLeasePrefix = "ingest:"
+
+// maxSweep bounds the ran-out leases one scan removes.
+const maxSweep = 1000
+
 // JobLease names the lease on a document's ingestion job.
-func JobLease(docID string) string { return "ingest:" + docID }
+func JobLease(docID string) string { return jobLeasePrefix + docID }
 
 // holdJob takes the lease on document id's job for this Ingester and renews it every third of the lease
 // until release is called. When another process took it meanwhile (this one could not renew it within the
@@ -104,8 +110,32 @@ func (in *Ingester) scan(ctx context.Context) error {
 	return nil
 }
 
-// scanEvery runs scan every half lease until ctx ends: a job whose process died resumes within one and a
-// half leases.
+// leaseSweeper is a store that removes leases whose time ran out (both stores: SweepLeases removes those
+// whose names start with prefix, at most limit, and returns how many).
+type leaseSweeper interface {
+	SweepLeases(ctx context.Context, prefix string, limit int) (int, error)
+}
+
+// sweep removes the job leases whose time ran out: those of processes that died holding a job nobody took
+// over since (its document was deleted or finished by a job of its own) or that could not release theirs.
+// Such a lease reads as none, so removing it changes no decision; without it they stayed forever.
+func (in *Ingester) sweep(ctx context.Context) error {
+	sw, ok := in.store.(leaseSweeper)
+	if !ok {
+		return nil
+	}
+	n, err := sw.SweepLeases(ctx, jobLeasePrefix, maxSweep)
+	if err != nil {
+		return fmt.Errorf("graphrag: remove job leases that ran out: %w", err)
+	}
+	if n > 0 {
+		in.logger.Debug("ingest: removed job leases that ran out", "leases", n)
+	}
+	return nil
+}
+
+// scanEvery runs scan and sweep every half lease until ctx ends: a job whose process died resumes within
+// one and a half leases.
 func (in *Ingester) scanEvery(ctx context.Context) {
 	tick := time.NewTicker(in.opt.Lease / 2)
 	defer tick.Stop()
@@ -117,6 +147,9 @@ func (in *Ingester) scanEvery(ctx context.Context) {
 		}
 		if err := in.scan(ctx); err != nil && ctx.Err() == nil {
 			in.logger.Warn("ingest: look for jobs to take over", "err", err)
+		}
+		if err := in.sweep(ctx); err != nil && ctx.Err() == nil {
+			in.logger.Warn("ingest: clean up leases", "err", err)
 		}
 	}
 }

@@ -89,3 +89,51 @@ func TestTwoIngestersShareTheJobs(t *testing.T) {
 		t.Errorf("%d extraction calls for %d passages: a job ran twice", calls, chunks)
 	}
 }
+
+// The leases of jobs whose holders died and nobody took over (a document deleted meanwhile) go away once
+// their time has run out; a lease still held stays, and so does any other kind of lease that ran out (a
+// chat turn's, which says its process died). A finished job leaves no lease behind.
+func TestIngestRemovesJobLeasesThatRanOut(t *testing.T) {
+	e := newIdleEnv(t, graphrag.IngestOptions{Workers: 2, Lease: 600 * time.Millisecond})
+	ctx := context.Background()
+	take := func(name, holder string, ttl time.Duration) {
+		t.Helper()
+		if _, ok, err := e.store.TakeLease(ctx, name, holder, ttl); err != nil || !ok {
+			t.Fatalf("take %s: %v %v", name, ok, err)
+		}
+	}
+	take(graphrag.JobLease("deleted-doc"), "a process that died", time.Millisecond)
+	take(graphrag.JobLease("held-doc"), "a process at work", time.Hour)
+	take("turn:t1", "a chat process that died", time.Millisecond)
+	time.Sleep(5 * time.Millisecond)
+	e.run()
+	files := demoFiles(t, "munich-city-distances.md")
+	doc, _, err := e.ingester.Submit(ctx, "munich-city-distances.md", strings.NewReader(files["munich-city-distances.md"]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitDone(t, e.store, doc.ID)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		l, err := e.store.Lease(ctx, graphrag.JobLease("deleted-doc"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if l.Holder == "" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the lease of a dead holder is still there after 30 s: %+v", l)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if l, err := e.store.Lease(ctx, graphrag.JobLease("held-doc")); err != nil || !l.Held || l.Holder != "a process at work" {
+		t.Errorf("a lease still held: %+v %v, want it kept", l, err)
+	}
+	if l, err := e.store.Lease(ctx, "turn:t1"); err != nil || l.Holder != "a chat process that died" {
+		t.Errorf("a chat turn's lease that ran out: %+v %v, want it kept (not a job's)", l, err)
+	}
+	if l, err := e.store.Lease(ctx, graphrag.JobLease(doc.ID)); err != nil || l.Holder != "" {
+		t.Errorf("the finished job's lease: %+v %v, want none", l, err)
+	}
+}
