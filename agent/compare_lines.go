@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/hopwise/hopwise/graphrag"
 )
 
 // Comparisons: a rule gives thresholds ("flights over 3,500 km: 600 EUR", "business class when the distance
@@ -50,7 +52,7 @@ func amounts(text string, n int) []amount {
 // comparisonLines returns, for at most two quantities of the key lines that come from a table row or a graph
 // fact and hold most of the question's terms (the question's case), a line naming the thresholds of the same unit that the sources' prose states
 // (the rules) and whether the value is above or below each. None when the prose states no such threshold.
-func comparisonLines(keys []keyLine, srcs []source) []string {
+func comparisonLines(question string, keys []keyLine, srcs []source) []string {
 	var values []amount
 	best := 0 // the rows and facts that hold most of the question: Delhi's row, not every row of the table
 	for _, k := range keys {
@@ -63,12 +65,14 @@ func comparisonLines(keys []keyLine, srcs []source) []string {
 		values = append(values, amounts(k.text, k.n)...)
 	}
 	var rules []amount
+	var conds []ruleLine
 	for i, s := range srcs {
 		if s.kind != KindChunk {
 			continue
 		}
 		_, sents, _ := passageParts(s)
 		rules = append(rules, amounts(strings.Join(sents, "\n"), i+1)...)
+		conds = append(conds, ruleLines(s, i+1)...)
 	}
 	var out []string
 	seen := map[string]bool{}
@@ -104,7 +108,130 @@ func comparisonLines(keys []keyLine, srcs []source) []string {
 			}
 			line += " less than " + strings.Join(below, ", ")
 		}
-		out = append(out, line+".")
+		out = append(out, line+"."+fitting(v, conds, question))
+	}
+	return out
+}
+
+// ruleLine is a sentence or list item of a source's prose that states a condition on a quantity
+// ("all other flights over 3,500 km: 600 EUR", "between 3,000 km and 5,000 km").
+type ruleLine struct {
+	text  string
+	n     int
+	conds []condition
+}
+
+// condition is one threshold of a rule line: the value is above lo (over, more than, exceeds), at most hi
+// (up to, under, less than), or between the two.
+type condition struct {
+	unit   string
+	lo, hi float64 // lo < value <= hi; -1 for no bound
+}
+
+var (
+	qty         = `(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)\s?(km|kilometres|kilometers|miles|eur|euros?|usd|dollars|days|hours|minutes|kg|%)\b`
+	betweenCond = regexp.MustCompile(`(?i)\bbetween\s+` + qty + `\s+and\s+` + qty)
+	overCond    = regexp.MustCompile(`(?i)\b(?:over|more than|exceeds?|exceeding|above|longer than|greater than|beyond)\s+(?:the\s+)?` + qty)
+	underCond   = regexp.MustCompile(`(?i)\b(?:up to|under|less than|below|at most|shorter than|within)\s+(?:the\s+)?` + qty)
+	orCond      = regexp.MustCompile(`(?i)\b` + qty + `\s+or\s+(less|fewer|more)\b`) // "1,500 km or less"
+)
+
+// ruleLines returns the prose lines of source n that state a condition on a quantity, one per sentence
+// or list item (passageParts joins a list to the sentence that introduces it; the tiers are its items).
+func ruleLines(s source, n int) []ruleLine {
+	prose, _ := graphrag.TableRowTexts(s.text())
+	var out []ruleLine
+	for _, raw := range sentences(prose) {
+		line := oneLine(strings.TrimLeft(listItem.ReplaceAllString(strings.TrimSpace(raw), ""), "#> "))
+		var cs []condition
+		num := func(m string) float64 {
+			v, _ := strconv.ParseFloat(strings.ReplaceAll(m, ",", ""), 64)
+			return v
+		}
+		rest := line
+		for _, m := range betweenCond.FindAllStringSubmatch(rest, -1) {
+			if unitOf(m[2]) == unitOf(m[4]) {
+				cs = append(cs, condition{unit: unitOf(m[2]), lo: num(m[1]), hi: num(m[3])})
+			}
+		}
+		rest = betweenCond.ReplaceAllString(rest, " ")
+		for _, m := range overCond.FindAllStringSubmatch(rest, -1) {
+			cs = append(cs, condition{unit: unitOf(m[2]), lo: num(m[1]), hi: -1})
+		}
+		for _, m := range underCond.FindAllStringSubmatch(rest, -1) {
+			cs = append(cs, condition{unit: unitOf(m[2]), lo: -1, hi: num(m[1])})
+		}
+		for _, m := range orCond.FindAllStringSubmatch(rest, -1) {
+			if c := (condition{unit: unitOf(m[2]), lo: -1, hi: num(m[1])}); strings.EqualFold(m[3], "more") {
+				cs = append(cs, condition{unit: c.unit, lo: c.hi - 1e-9, hi: -1})
+			} else {
+				cs = append(cs, c)
+			}
+		}
+		if len(cs) > 0 {
+			out = append(out, ruleLine{text: line, n: n, conds: cs})
+		}
+	}
+	return out
+}
+
+// meets reports whether value v satisfies every condition of the line in v's unit, and whether the line
+// has any.
+func (l ruleLine) meets(v amount) (fits, applies bool) {
+	fits = true
+	for _, c := range l.conds {
+		if c.unit != v.unit {
+			continue
+		}
+		applies = true
+		if c.lo >= 0 && v.value <= c.lo || c.hi >= 0 && v.value > c.hi {
+			fits = false
+		}
+	}
+	return fits && applies, applies
+}
+
+// fitting names the rule lines whose conditions the case's value meets ("all other flights over 3,500 km:
+// 600 EUR" for 5,921 km), and those it does not meet that hold a word of the question the met ones lack
+// (business class, "exceeds 5,000 km", for Dubai's 4,569 km, where the line met is premium economy's): the
+// small model picked the wrong tier from the thresholds alone. Two of each at most; "" when no line has a
+// condition in the value's unit.
+func fitting(v amount, lines []ruleLine, question string) string {
+	var met, unmet []ruleLine
+	for _, l := range lines {
+		switch fits, applies := l.meets(v); {
+		case fits:
+			met = append(met, l)
+		case applies:
+			unmet = append(unmet, l)
+		}
+	}
+	quote := func(ls []ruleLine) string {
+		var q []string
+		for _, l := range ls[:min(len(ls), 2)] {
+			q = append(q, "“"+clip(l.text, 160)+"” ["+strconv.Itoa(l.n)+"]")
+		}
+		return strings.Join(q, ", ")
+	}
+	metWords := map[string]bool{}
+	for _, l := range met {
+		for _, w := range contentWords(l.text) {
+			metWords[w] = true
+		}
+	}
+	var asked []ruleLine
+	for _, l := range unmet {
+		words := contentWords(l.text)
+		if slices.ContainsFunc(contentWords(question), func(w string) bool { return !metWords[w] && !isNumber(w) && slices.Contains(words, w) }) {
+			asked = append(asked, l)
+		}
+	}
+	var out string
+	if len(met) > 0 {
+		out += " It meets the condition of " + quote(met) + "."
+	}
+	if len(asked) > 0 {
+		out += " It does not meet that of " + quote(asked) + "."
 	}
 	return out
 }

@@ -117,7 +117,7 @@ func (r *run) answerCompact(ctx context.Context, retries *int) (bool, []string, 
 	writeKeyLines(&b, keyLines(r.st.question, srcs, localKeyLines))
 	// the case's value may be a row or fact below the four key lines (the policy's sentences hold more of
 	// "May an employee book business class from Munich to Dubai?" than Dubai's row does)
-	writeComparisons(&b, comparisonLines(keyLines(r.st.question, srcs, localSources), srcs))
+	writeComparisons(&b, comparisonLines(r.st.question, keyLines(r.st.question, srcs, localSources), srcs))
 	b.WriteString("\nQuestion: " + r.st.question + "\n")
 	var searches []string
 	for {
