@@ -56,7 +56,7 @@ func (c *Chat) WithLease(ttl time.Duration) *Chat {
 	return c
 }
 
-func runLease(id string) string  { return "turn:" + id }
+func runLease(id string) string  { return graphrag.RunLease(id) }
 func stopLease(id string) string { return "stop:" + id }
 
 // stopHolder holds the stop leases: any process may ask.

@@ -25,6 +25,18 @@ type Lease struct {
 // MaxRunEvents bounds the events RunEvents returns at once.
 const MaxRunEvents = 1000
 
+// RunLease names the lease of the process answering turn id (agent.Chat holds it while the run goes on):
+// PruneRuns keeps a run's events while it is held and for the retention after it ran out.
+func RunLease(id string) string { return "turn:" + id }
+
+// RunRetention is how long the events of a run whose process died are kept after its lease ran out, for
+// the turn to be shown interrupted as far as they got (agent.Chat.Settle), and how long any lease that ran
+// out is kept; then PruneRuns removes them.
+const RunRetention = 7 * 24 * time.Hour
+
+// MaxPruned bounds the events, and the leases, one PruneRuns removes; the next removes the rest.
+const MaxPruned = 50000
+
 // RunStore is what the processes that share a store share of the work under way: the events of the
 // answers being written, so that any of them can stream an answer (and a reloaded page continue it), and
 // leases, so that a job is worked on by one process at a time and taken over when that process dies.
@@ -45,4 +57,9 @@ type RunStore interface {
 	Lease(ctx context.Context, name string) (Lease, error)
 	// ReleaseLease ends holder's lease name at once; a lease another holder took meanwhile stays.
 	ReleaseLease(ctx context.Context, name, holder string) error
+	// PruneRuns removes what ended or abandoned work left behind: the events of every run whose lease
+	// (RunLease) is neither held nor ran out after before (runs that ended, whose turns hold what the
+	// events said, and runs whose process died before before), then every lease that ran out before
+	// before; at most MaxPruned of each. It returns how many events and leases it removed.
+	PruneRuns(ctx context.Context, before time.Time) (events, leases int, err error)
 }

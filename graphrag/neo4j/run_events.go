@@ -126,6 +126,42 @@ func (s *Store) ReleaseLease(ctx context.Context, name, holder string) error {
 	return nil
 }
 
+// PruneRuns removes the events of runs whose lease is neither held nor ran out after before (by the
+// database's clock for held), then the leases that ran out before before, at most graphrag.MaxPruned of
+// each.
+func (s *Store) PruneRuns(ctx context.Context, before time.Time) (events, leases int, err error) {
+	params := map[string]any{"prefix": graphrag.RunLease(""), "before": before.UnixMilli(), "cap": graphrag.MaxPruned}
+	err = s.write(ctx, func(ctx context.Context, tx neo4j.ManagedTransaction) error {
+		records, err := query(ctx, tx, `OPTIONAL MATCH (l:Lease) WHERE l.name STARTS WITH $prefix AND l.until > $before
+			WITH collect(substring(l.name, size($prefix))) AS keep
+			MATCH (x:RunEvent) WHERE NOT x.runId IN keep
+			WITH x LIMIT $cap
+			DELETE x
+			RETURN count(*)`, params)
+		if err != nil {
+			return err
+		}
+		if len(records) > 0 {
+			events = asInt(records[0].Values[0])
+		}
+		records, err = query(ctx, tx, `MATCH (l:Lease) WHERE l.until <= $before
+			WITH l LIMIT $cap
+			DELETE l
+			RETURN count(*)`, params)
+		if err != nil {
+			return err
+		}
+		if len(records) > 0 {
+			leases = asInt(records[0].Values[0])
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, 0, fmt.Errorf("neo4j: prune runs: %w", err)
+	}
+	return events, leases, nil
+}
+
 // leaseFrom reads a record of holder, until and now (milliseconds since the epoch); none is the zero Lease.
 func leaseFrom(name string, records []*neo4j.Record) graphrag.Lease {
 	if len(records) == 0 || len(records[0].Values) < 3 {

@@ -120,6 +120,35 @@ func (s *Store) ReleaseLease(ctx context.Context, name, holder string) error {
 	return nil
 }
 
+// PruneRuns removes the events of runs whose lease is neither held nor ran out after before, then the
+// leases that ran out before before, at most graphrag.MaxPruned of each.
+func (s *Store) PruneRuns(ctx context.Context, before time.Time) (events, leases int, err error) {
+	prefix := graphrag.RunLease("")
+	err = s.write(ctx, "prune runs", func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `DELETE FROM run_events WHERE run_id IN (
+			SELECT DISTINCT run_id FROM run_events WHERE run_id NOT IN (
+				SELECT substr(name, ?) FROM leases WHERE substr(name, 1, ?) = ? AND expires > ?)
+			LIMIT ?)`, len(prefix)+1, len(prefix), prefix, before.UnixNano(), graphrag.MaxPruned)
+		if err != nil {
+			return err
+		}
+		n, _ := res.RowsAffected()
+		events = int(n)
+		res, err = tx.ExecContext(ctx, `DELETE FROM leases WHERE name IN (
+			SELECT name FROM leases WHERE expires <= ? LIMIT ?)`, before.UnixNano(), graphrag.MaxPruned)
+		if err != nil {
+			return err
+		}
+		n, _ = res.RowsAffected()
+		leases = int(n)
+		return nil
+	})
+	if err != nil {
+		return 0, 0, fmt.Errorf("sqlite: prune runs: %w", err)
+	}
+	return events, leases, nil
+}
+
 // rowQueryer is a pool or a transaction, read one row at a time.
 type rowQueryer interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row

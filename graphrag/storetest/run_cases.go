@@ -13,6 +13,63 @@ var runCases = []testCase{
 	{"run events are kept in order, once each, and deleted", testRunEvents},
 	{"a lease has one holder until its time is up or it is released", testLeases},
 	{"of processes taking a free lease at once, one gets it", testLeaseRace},
+	{"the events of ended runs and leases that ran out long ago are pruned", testPruneRuns},
+}
+
+// testPruneRuns: a run being answered keeps its events; one whose process died keeps them for the
+// retention after its lease ran out (its turn is settled from them); one that ended (its lease released)
+// loses them at the next prune; leases that ran out before the retention go, the others stay.
+func testPruneRuns(t *testing.T, f *fixture) {
+	events := func(id string) int {
+		t.Helper()
+		got, err := f.s.RunEvents(f.ctx, id, 0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(got)
+	}
+	lease := func(name string, ttl time.Duration) {
+		t.Helper()
+		if _, ok, err := f.s.TakeLease(f.ctx, name, "p1", ttl); err != nil || !ok {
+			t.Fatalf("TakeLease(%s): %v %v", name, ok, err)
+		}
+	}
+	for _, id := range []string{"live", "dead", "ended"} {
+		if err := f.s.AppendRunEvents(f.ctx, id, []graphrag.RunEvent{{Seq: 1, Data: []byte(`{}`)}, {Seq: 2, Data: []byte(`{}`)}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lease(graphrag.RunLease("live"), time.Hour)
+	lease(graphrag.RunLease("dead"), time.Millisecond) // its process died
+	lease("ingest:d1", time.Hour)
+	lease("ingest:d2", time.Millisecond)
+	time.Sleep(20 * time.Millisecond)
+
+	// Within the retention: only the ended run's events go.
+	ev, ls, err := f.s.PruneRuns(f.ctx, time.Now().Add(-time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ev != 2 || ls != 0 || events("live") != 2 || events("dead") != 2 || events("ended") != 0 {
+		t.Fatalf("pruned %d events and %d leases; left live %d, dead %d, ended %d", ev, ls, events("live"), events("dead"), events("ended"))
+	}
+	// Past it: the dead run's events and the leases that ran out go; the held ones stay.
+	ev, ls, err = f.s.PruneRuns(f.ctx, time.Now().Add(30*time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ev != 2 || ls != 2 || events("live") != 2 || events("dead") != 0 {
+		t.Fatalf("pruned %d events and %d leases; left live %d, dead %d", ev, ls, events("live"), events("dead"))
+	}
+	for name, held := range map[string]bool{graphrag.RunLease("live"): true, "ingest:d1": true, graphrag.RunLease("dead"): false, "ingest:d2": false} {
+		l, err := f.s.Lease(f.ctx, name)
+		if err != nil || (l.Holder != "") != held {
+			t.Errorf("lease %s after pruning: %+v %v, want kept %v", name, l, err, held)
+		}
+	}
+	if ev, ls, err := f.s.PruneRuns(f.ctx, time.Now().Add(30*time.Minute)); err != nil || ev != 0 || ls != 0 {
+		t.Errorf("a second prune removed %d events and %d leases (%v)", ev, ls, err)
+	}
 }
 
 func testRunEvents(t *testing.T, f *fixture) {
