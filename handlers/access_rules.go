@@ -130,4 +130,7 @@ var routeRules = map[string]accessRule{
 	"GET /v1/models":                     reader,
 	"POST /v1/chat/completions":          reader,
 	"POST /mcp":                          reader,
+
+	// a question's answer streamed from the store, from whichever process writes it
+	"GET /api/v1/conversations/:id/turns/:turn/events": reader,
 }

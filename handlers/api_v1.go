@@ -36,6 +36,7 @@ func (s *server) routesV1(e *echo.Echo, askLimit, uploadLimit echo.MiddlewareFun
 	g.POST("/ask", s.in((*server).apiAsk), askLimit)
 	g.GET("/conversations", s.in((*server).v1Conversations))
 	g.GET("/conversations/:id", s.in((*server).v1Conversation))
+	g.GET("/conversations/:id/turns/:turn/events", s.in((*server).apiTurnEvents))
 	g.DELETE("/conversations/:id", s.in((*server).v1ConversationDelete))
 }
 

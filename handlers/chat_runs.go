@@ -17,7 +17,9 @@ import (
 // the store as they happen (agent.EventLog). Every stream, in any process sharing the store, reads them
 // from there: a stream that reconnects (Last-Event-ID) or a reloaded page goes on where it was. The run
 // goes on while a stream follows it, or for ReconnectGrace after the last one left; then it is cancelled,
-// as a closed tab cancels it.
+// as a closed tab cancels it. A stream of the run's own process counts as following it whatever the store
+// says: a store that stalls longer than ReconnectGrace (a loaded machine) delays the streams' renewals of
+// the lease, and must not end an answer somebody is reading.
 
 const (
 	// eventFlushEvery is how often a run's new events are written: each write is one transaction of
@@ -44,13 +46,48 @@ const streamHolder = "streams"
 
 // pageRuns are the runs of this process, so that its streams wake at each write instead of polling.
 type pageRuns struct {
-	mu   sync.Mutex
-	runs map[string]*pageRun
+	mu     sync.Mutex
+	runs   map[string]*pageRun
+	pruned time.Time // when this process last pruned what ended runs left in the store
+}
+
+// pruneEvery is how often, at most, a process removes what ended and abandoned runs left in the store
+// (graphrag.RunStore.PruneRuns): the events of runs whose process died more than graphrag.RunRetention
+// ago, and of ended runs whose process stopped before it deleted them, and leases that ran out as long ago.
+const pruneEvery = time.Hour
+
+// pruneDue reports whether this process should prune now, and if so counts it as done.
+func (p *pageRuns) pruneDue(now time.Time) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if now.Sub(p.pruned) < pruneEvery {
+		return false
+	}
+	p.pruned = now
+	return true
+}
+
+// pruneRuns removes, at most every pruneEvery, what ended and abandoned runs left in the store.
+func (s *server) pruneRuns() {
+	now := time.Now()
+	if !s.runs.pruneDue(now) {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	events, leases, err := s.Store.PruneRuns(ctx, now.Add(-graphrag.RunRetention))
+	switch {
+	case err != nil:
+		s.Logger.Warn("chat: prune the events of ended runs", "err", err)
+	case events > 0 || leases > 0:
+		s.Logger.Info("chat: pruned what ended runs left", "events", events, "leases", leases)
+	}
 }
 
 type pageRun struct {
-	mu      sync.Mutex
-	changed chan struct{} // closed and replaced at each write, and when the run ends
+	mu        sync.Mutex
+	changed   chan struct{} // closed and replaced at each write, and when the run ends
+	followers int           // the streams of this process following the run now
 }
 
 func newPageRuns() *pageRuns {
@@ -89,6 +126,35 @@ func (p *pageRuns) wait(id string) (<-chan struct{}, bool) {
 	return r.changed, true
 }
 
+// attach counts a stream of this process as following run id, when the run is this process's, until the
+// returned function is called.
+func (p *pageRuns) attach(id string) (detach func()) {
+	p.mu.Lock()
+	r := p.runs[id]
+	p.mu.Unlock()
+	if r == nil {
+		return func() {}
+	}
+	r.mu.Lock()
+	r.followers++
+	r.mu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			r.mu.Lock()
+			r.followers--
+			r.mu.Unlock()
+		})
+	}
+}
+
+// followed reports whether a stream of this process follows the run.
+func (r *pageRun) followed() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.followers > 0
+}
+
 func (r *pageRun) signal() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -96,8 +162,11 @@ func (r *pageRun) signal() {
 	r.changed = make(chan struct{})
 }
 
-// follow renews the lease that says a stream follows turn id.
+// follow renews the lease that says a stream follows turn id, waiting for the store at most a third of
+// ReconnectGrace (the next renewal tries again).
 func (s *server) follow(ctx context.Context, id string) {
+	ctx, cancel := context.WithTimeout(ctx, max(s.Limits.ReconnectGrace/3, 10*time.Millisecond))
+	defer cancel()
 	if _, _, err := s.Store.TakeLease(ctx, watchLease(id), streamHolder, s.Limits.ReconnectGrace); err != nil && ctx.Err() == nil {
 		s.Logger.Warn("chat: renew the stream's lease", "turn", id, "err", err)
 	}
@@ -175,6 +244,7 @@ func (s *server) runPage(t graphrag.Turn, r *pageRun) {
 	defer tick.Stop()
 	watch := time.NewTicker(max(s.Limits.ReconnectGrace/3, 10*time.Millisecond))
 	defer watch.Stop()
+	unfollowed := 0 // the checks in a row that found nobody following
 	for {
 		select {
 		case <-out:
@@ -189,6 +259,7 @@ func (s *server) runPage(t graphrag.Turn, r *pageRun) {
 					s.Logger.Warn("chat: delete the events of a finished run", "turn", t.ID, "err", err)
 				}
 				_ = s.Store.ReleaseLease(dctx, watchLease(t.ID), streamHolder)
+				s.pruneRuns()
 			})
 			return
 		case <-tick.C:
@@ -196,8 +267,19 @@ func (s *server) runPage(t graphrag.Turn, r *pageRun) {
 				flush()
 			}
 		case <-watch.C:
+			// Nobody follows when no stream of this process does and the streams' lease ran out at two
+			// checks in a row: a stream of another process whose renewal waited for a stalled store renews
+			// it as soon as the store answers, which the second check sees.
+			if r.followed() {
+				unfollowed = 0
+				continue
+			}
 			if l, err := s.Store.Lease(ctx, watchLease(t.ID)); err == nil && !l.Held {
-				cancel(errNobodyFollows)
+				if unfollowed++; unfollowed >= 2 {
+					cancel(errNobodyFollows)
+				}
+			} else {
+				unfollowed = 0
 			}
 		}
 	}

@@ -84,82 +84,29 @@ func (s *server) scopedTurn(ctx context.Context, scope graphrag.ConversationScop
 }
 
 // streamRun follows a running turn from its stored events, after those the client received, until its run
-// ends (the turn as stored is sent) or the client leaves. A run of this process wakes the stream at each
-// write; one of another process is polled every followPoll.
+// ends (the turn as stored is sent) or the client leaves.
 func (s *server) streamRun(c echo.Context, sse *sseStream, scope graphrag.ConversationScope, t graphrag.Turn, after int) error {
 	ctx := c.Request().Context()
-	s.follow(ctx, t.ID)
 	st := &streamState{sse: sse, prefix: citePrefix(t.ID), after: after}
 	if after == 0 { // a page whose earlier stream showed steps (a new EventSource) shows them once
 		if err := sse.send("steps", ""); err != nil {
 			return nil
 		}
 	}
-	ping := time.NewTicker(keepAlive)
-	defer ping.Stop()
-	flush := time.NewTicker(answerEvery)
-	defer flush.Stop()
-	poll := time.NewTicker(followPoll)
-	defer poll.Stop()
-	renew := time.NewTicker(max(s.Limits.ReconnectGrace/3, 10*time.Millisecond))
-	defer renew.Stop()
-	for caughtUp := false; ; {
-		evs, err := agent.RunEventsAfter(ctx, s.Store, t.ID, st.seq)
-		if err != nil && ctx.Err() == nil {
-			s.Logger.Warn("chat: read the run's events", "turn", t.ID, "err", err)
-		}
-		for _, e := range evs {
-			if err := st.add(ctx, e); err != nil {
-				return nil
-			}
-		}
-		if !caughtUp {
-			caughtUp = true
-			if err := st.caughtUp(); err != nil {
-				return nil
-			}
-		}
-		wake, _ := s.runs.wait(t.ID)
-		check := false
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-wake:
-			_, local := s.runs.wait(t.ID)
-			check = !local // this process's run just ended
-		case <-poll.C:
-			check = wake == nil
-		case <-ping.C:
-			if sse.ping() != nil {
-				return nil
-			}
-		case <-flush.C:
-			if st.flushAnswer() != nil {
-				return nil
-			}
-		case <-renew.C:
-			s.follow(ctx, t.ID)
-		}
-		if !check {
-			continue
-		}
-		if live, err := s.Chat.Live(ctx, t.ID); err != nil || live {
-			continue
-		}
-		// The run ended: what it wrote last (stored before its turn), then the turn as stored.
-		last, _ := agent.RunEventsAfter(ctx, s.Store, t.ID, st.seq)
-		for _, e := range last {
-			if err := st.add(ctx, e); err != nil {
-				return nil
-			}
-		}
-		_ = st.flushAnswer()
-		final, err := s.scopedTurn(ctx, scope, t.ConversationID, t.ID)
-		if err != nil {
-			return s.sendDone(ctx, sse, web.TurnGone(t.ID, t.Question))
-		}
-		return s.sendDone(ctx, sse, web.Turn(s.turnView(final)))
+	// Every event is read (the answer so far is rebuilt from them); those the client had are not sent.
+	ended := s.followRun(ctx, t.ID, 0, runSink{
+		event:    func(e agent.SeqEvent) error { return st.add(ctx, e) },
+		caughtUp: st.caughtUp, flush: st.flushAnswer, flushEvery: answerEvery, ping: sse.ping,
+	})
+	if !ended {
+		return nil
 	}
+	_ = st.flushAnswer()
+	final, err := s.scopedTurn(ctx, scope, t.ConversationID, t.ID)
+	if err != nil {
+		return s.sendDone(ctx, sse, web.TurnGone(t.ID, t.Question))
+	}
+	return s.sendDone(ctx, sse, web.Turn(s.turnView(final)))
 }
 
 // sendDone sends the final turn, also after the run was cancelled.

@@ -48,17 +48,27 @@ func (s *server) chatCompletions(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	scope := conversationScope(c)
+	if req.Stream {
+		if raw := c.Request().Header.Get("Last-Event-ID"); raw != "" {
+			return s.resumeCompletion(c, req, q, raw)
+		}
+		t, err := s.askTurn(ctx, q, func() (graphrag.Conversation, error) {
+			return s.completionConversation(ctx, scope, req.ConversationID, q, earlier)
+		})
+		if err != nil {
+			return err
+		}
+		return s.streamCompletion(c, t, req, completionPos{seq: -1})
+	}
 	release, ok := s.asks.acquire()
 	if !ok {
 		return errTooBusy
 	}
 	defer release()
-	conv, err := s.completionConversation(ctx, conversationScope(c), req.ConversationID, q, earlier)
+	conv, err := s.completionConversation(ctx, scope, req.ConversationID, q, earlier)
 	if err != nil {
 		return err
-	}
-	if req.Stream {
-		return s.streamCompletion(c, conv.ID, q, req, release)
 	}
 	turn, res, err := s.Chat.Ask(ctx, conv.ID, q, func(agent.Event) {})
 	release()
@@ -66,6 +76,34 @@ func (s *server) chatCompletions(c echo.Context) error {
 		return s.unfinished(ctx, conv.ID, err)
 	}
 	return c.JSON(http.StatusOK, newCompletion(turn, res))
+}
+
+// resumeCompletion goes on with a streamed completion after the chunk whose SSE id a reconnecting client
+// sent as Last-Event-ID, in whichever process: the same turn's chunks, none twice; a finished turn's
+// remaining answer at once.
+func (s *server) resumeCompletion(c echo.Context, req chatRequest, q, lastEventID string) error {
+	ctx := c.Request().Context()
+	convID, turnID, pos, ok := parseCompletionID(lastEventID)
+	if !ok {
+		return echo.NewHTTPError(http.StatusBadRequest, "Last-Event-ID is not the id of a chunk Hopwise sent: send the request without it to ask anew.")
+	}
+	t, err := s.scopedTurn(ctx, conversationScope(c), convID, turnID)
+	if err != nil {
+		return err
+	}
+	if t.Question != q {
+		return echo.NewHTTPError(http.StatusBadRequest, "Last-Event-ID names the answer to another question: send the request without it to ask anew.")
+	}
+	if t.Status == agent.TurnAsked {
+		var busy bool
+		if t, busy, err = s.startRun(ctx, t); err != nil {
+			return err
+		}
+		if busy {
+			return errTooBusy
+		}
+	}
+	return s.streamCompletion(c, t, req, pos)
 }
 
 // unfinished is the error of a run that did not end with an answer; its cause stays in the log.

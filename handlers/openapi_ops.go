@@ -10,7 +10,11 @@ var (
 		{Name: "limit", Type: "integer", Description: "items to return (default 50, at most 200)"},
 	}
 	askStream = "With Accept: text/event-stream: server-sent events named by the agent's event types (node_started, " +
-		"queries, documents, facts, token, usage, answer, error, ...), each's data the event as JSON, then \"done\" with the answer as JSON."
+		"queries, documents, facts, token, usage, answer, error, ...), each's data the event as JSON and its id the number of the " +
+		"run's event, then \"done\" with the answer as JSON. The response's Content-Location is the turn's events " +
+		"(GET /api/v1/conversations/{id}/turns/{turn}/events): after a dropped connection, any Hopwise process sharing the store " +
+		"streams the rest from there, from the event after Last-Event-ID. The answer goes on while a stream follows it and is " +
+		"cancelled 10 s after the last one left."
 )
 
 type uploadJSON struct {
@@ -109,6 +113,11 @@ func apiOperations() []apiOp {
 			Query:       pageQuery, Result: apiv1.ConversationPage{}},
 		{Method: "GET", Path: "/api/v1/conversations/:id", Tag: "conversations", Summary: "A conversation with its questions and answers",
 			Description: "Another account's conversation is 404, as one that does not exist.", Result: apiv1.Conversation{}},
+		{Method: "GET", Path: "/api/v1/conversations/:id/turns/:turn/events", Tag: "ask", Summary: "Stream a question's answer",
+			Description: "The events of a turn as POST /api/v1/ask streams them, from whichever process writes the answer: with " +
+				"Last-Event-ID only those after that event, then \"done\" with the answer (at once for a finished turn). " +
+				"Another account's conversation is 404.",
+			Result: askResponse{}, Stream: "server-sent events as POST /api/v1/ask's stream"},
 		{Method: "DELETE", Path: "/api/v1/conversations/:id", Tag: "conversations", Summary: "Delete a conversation", Status: 204,
 			Description: "Another account's conversation is 404 and stays."},
 

@@ -75,6 +75,17 @@ type App struct {
 	closing   chan struct{}
 	script    *script
 	spaces    *workspaces
+	deps      handlers.Deps
+	agent     *agent.Agent
+}
+
+// Peer is a second server over the app's store, as another `hopwise serve` process sharing the store is:
+// its own answers being written, its own streams and its own name on the leases it takes, the same store,
+// model and documents.
+func (a *App) Peer() http.Handler {
+	deps := a.deps
+	deps.Chat = agent.NewChat(a.agent, a.Store)
+	return handlers.New(deps)
 }
 
 // AnswersWaiting is how many streamed answers are held at Options.AnswerGate.
@@ -150,6 +161,7 @@ func New(t testing.TB, opt Options) *App {
 		deps.Workspaces = a.spaces.workspace
 	}
 	a.Handler = handlers.New(deps)
+	a.deps, a.agent = deps, ag
 	t.Cleanup(func() {
 		a.Close()
 		cancel()
