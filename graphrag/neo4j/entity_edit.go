@@ -144,7 +144,7 @@ func applyPatchTx(ctx context.Context, tx neo4j.ManagedTransaction, p graphrag.G
 		WITH DISTINCT e, row
 		UNWIND row.chunkIds AS cid
 		MATCH (c:Chunk {id: cid})
-		MERGE (c)-[:MENTIONS]->(e)`, map[string]any{"rows": rows})
+		MERGE (c)-[n:MENTIONS]->(e) ON CREATE SET n.entity = e.key, n.chunk = c.id`, map[string]any{"rows": rows})
 	if err != nil {
 		return fmt.Errorf("entities: %w", err)
 	}
@@ -207,8 +207,8 @@ func writePatchedRelations(ctx context.Context, tx neo4j.ManagedTransaction, rel
 		WITH a, b, row
 		UNWIND row.chunkIds AS cid
 		MATCH (c:Chunk {id: cid})
-		MERGE (c)-[:MENTIONS]->(a)
-		MERGE (c)-[:MENTIONS]->(b)`, map[string]any{"rows": rows})
+		MERGE (c)-[ma:MENTIONS]->(a) ON CREATE SET ma.entity = a.key, ma.chunk = c.id
+		MERGE (c)-[mb:MENTIONS]->(b) ON CREATE SET mb.entity = b.key, mb.chunk = c.id`, map[string]any{"rows": rows})
 }
 
 // Edits lists the edits q selects, newest first.

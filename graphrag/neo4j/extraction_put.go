@@ -167,7 +167,7 @@ func mergeEntities(ctx context.Context, tx neo4j.ManagedTransaction, p graphrag.
 		WITH e, row
 		UNWIND row.chunkIds AS cid
 		MATCH (c:Chunk {id: cid})
-		MERGE (c)-[:MENTIONS]->(e)`, map[string]any{"rows": rows})
+		MERGE (c)-[m:MENTIONS]->(e) ON CREATE SET m.entity = e.key, m.chunk = c.id`, map[string]any{"rows": rows})
 }
 
 // entityParams is an entity as query parameters; its full-text field holds its name and aliases.

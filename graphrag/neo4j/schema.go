@@ -40,6 +40,9 @@ var schemaStatements = []string{
 	"CREATE INDEX chunk_doc_ordinal IF NOT EXISTS FOR (n:Chunk) ON (n.docId, n.ordinal)",
 	"CREATE INDEX chunk_embedded IF NOT EXISTS FOR (n:Chunk) ON (n.embedded)",
 	"CREATE INDEX related_id IF NOT EXISTS FOR ()-[r:RELATED]-() ON (r.id)",
+	// A mention carries its entity's key and its chunk's ID (keyMentions), so that an entity's first
+	// mentions in chunk order are an ordered index read, not a sort of all of a hub's thousands.
+	"CREATE INDEX mention_entity_chunk IF NOT EXISTS FOR ()-[m:MENTIONS]-() ON (m.entity, m.chunk)",
 	"CREATE FULLTEXT INDEX " + chunkTextIndex + " IF NOT EXISTS FOR (n:Chunk) ON EACH [n.text]",
 	"CREATE FULLTEXT INDEX " + entityNameIndex + " IF NOT EXISTS FOR (n:Entity) ON EACH [n.name, n.searchText]",
 }
@@ -85,7 +88,61 @@ func (s *Store) ensureSchema(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("neo4j: create schema: %w", err)
 	}
-	return nil
+	return s.keyMentions(ctx)
+}
+
+// mentionKeysBatch is how many chunks' mentions keyMentions sets in one transaction.
+const mentionKeysBatch = 2000
+
+// keyMentions gives the mentions of a database written before they carried their ends' keys (m.entity,
+// m.chunk, which every write of a mention now sets) those keys, a batch of chunks per transaction in
+// chunk ID order, once: the Meta node records that it is done.
+func (s *Store) keyMentions(ctx context.Context) error {
+	done := false
+	err := s.read(ctx, func(ctx context.Context, tx neo4j.ManagedTransaction) error {
+		records, err := query(ctx, tx, `MATCH (m:Meta {id: $id}) RETURN coalesce(m.mentionsKeyed, false)`,
+			map[string]any{"id": metaID})
+		if err != nil {
+			return err
+		}
+		done = len(records) > 0 && records[0].Values[0] == true
+		return nil
+	})
+	if err != nil || done {
+		return err
+	}
+	after, keyed := "", 0
+	for {
+		n, last := 0, ""
+		err := s.write(ctx, func(ctx context.Context, tx neo4j.ManagedTransaction) error {
+			records, err := query(ctx, tx, `MATCH (c:Chunk) WHERE c.id > $after
+				WITH c ORDER BY c.id LIMIT $batch
+				CALL (c) {
+					MATCH (c)-[m:MENTIONS]->(e:Entity) WHERE m.entity IS NULL OR m.chunk IS NULL
+					SET m.entity = e.key, m.chunk = c.id
+				}
+				RETURN count(c), max(c.id)`, map[string]any{"after": after, "batch": mentionKeysBatch})
+			if err != nil {
+				return err
+			}
+			n, last = asInt(records[0].Values[0]), asString(records[0].Values[1])
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("neo4j: key the mentions: %w", err)
+		}
+		keyed += n
+		if n < mentionKeysBatch {
+			break
+		}
+		after = last
+	}
+	if keyed > 0 {
+		s.logger.Info("neo4j: mentions keyed for the subgraph's index", "chunks", keyed)
+	}
+	return s.write(ctx, func(ctx context.Context, tx neo4j.ManagedTransaction) error {
+		return exec(ctx, tx, `MERGE (m:Meta {id: $id}) SET m.mentionsKeyed = true`, map[string]any{"id": metaID})
+	})
 }
 
 // vectorIndexDim returns the dimension of the existing vector index on chunk embeddings, or 0 when there

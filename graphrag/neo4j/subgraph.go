@@ -86,15 +86,21 @@ func (s *Store) Subgraph(ctx context.Context, q graphrag.SubgraphQuery) (graphra
 }
 
 // readMentions sets each entity's mention count (the degree of its MENTIONS edges, which Neo4j keeps) and
-// its first perEntity chunks in ID order, in one statement: all the mentions of the entities mentioned no
-// more often, sorted here, and an ordered, bounded read for each hub entity (sorting every mention of
-// every entity cost most of a walk).
+// its first perEntity chunks in ID order, in one statement: an ordered, bounded read of the mentions'
+// (entity, chunk) index for each entity, so that a hub's thousands of mentions are neither read nor
+// sorted. An entity whose index read finds fewer mentions than it has and than asked (mentions an older
+// Hopwise wrote after Open keyed them, see keyMentions) is read from its MENTIONS edges instead.
 func (s *Store) readMentions(ctx context.Context, keys []string, perEntity int, sg *graphrag.Subgraph) error {
 	per := max(perEntity, 0)
 	records, err := s.readRecords(ctx, `UNWIND $keys AS key
 		MATCH (e:Entity {key: key})
 		WITH key, e, COUNT { ()-[:MENTIONS]->(e) } AS n
-		RETURN key, n, CASE WHEN n <= $per THEN [(c:Chunk)-[:MENTIONS]->(e) | c.id]
+		CALL (key) {
+			MATCH ()-[m:MENTIONS]->() WHERE m.entity = key AND m.chunk >= ''
+			WITH m ORDER BY m.entity, m.chunk LIMIT $per
+			RETURN collect(m.chunk) AS keyed
+		}
+		RETURN key, n, CASE WHEN size(keyed) >= n OR size(keyed) >= $per THEN keyed
 			ELSE COLLECT { MATCH (c:Chunk)-[:MENTIONS]->(e) WITH c.id AS id ORDER BY id LIMIT $per RETURN id } END AS ids`,
 		map[string]any{"keys": keys, "per": per})
 	if err != nil {
