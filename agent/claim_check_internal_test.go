@@ -228,3 +228,30 @@ func TestUnsupportedClaimsWithAnotherUnit(t *testing.T) {
 		t.Errorf("days for a question of days: unsupported %q, want none", got)
 	}
 }
+
+// Questions that ask for a quantity, and answers that give one.
+func TestAsksQuantity(t *testing.T) {
+	for q, want := range map[string]bool{
+		"How much EU261 compensation is due for a flight of up to 1,500 km?":                                   true,
+		"In the US, what is the most an airline must pay a passenger bumped from an oversold domestic flight?": true,
+		"Within how many days must expenses be submitted under FIN-EXP-2024-07?":                               true,
+		"How far is Tokyo from Munich?":       true,
+		"Who led Nexa AI's Series B round?":   false,
+		"Which airline is the most punctual?": false,
+		"Under EU261, what must an airline do before it denies boarding to passengers against their will?": false,
+	} {
+		if got := asksQuantity(q); got != want {
+			t.Errorf("asksQuantity(%q) = %v, want %v", q, got, want)
+		}
+	}
+	for a, want := range map[string]bool{
+		"Capped at 2,150 US dollars [1].":                                 true,
+		"Nothing is owed for weather.":                                    true,
+		"Within thirty days.":                                             false, // a number in words the list does not hold: asked again, not refused outright
+		"The DOT does not require airlines to pay cash compensation [1].": false,
+	} {
+		if got := givesQuantity(a); got != want {
+			t.Errorf("givesQuantity(%q) = %v, want %v", a, got, want)
+		}
+	}
+}

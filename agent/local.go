@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/hopwise/hopwise/llm"
 )
@@ -128,36 +129,40 @@ func (r *run) answerCompact(ctx context.Context, retries *int) (bool, []string, 
 		if a != nil {
 			searches = append(searches, a.Search...)
 		}
-		if len(bad) == 0 || *retries < 1 || r.callsLeft() < 1 {
+		if bad.text == "" || *retries < 1 || r.callsLeft() < 1 {
 			return false, searches, nil
 		}
 		*retries--
-		r.started(NodeGenerate, "Asking again: the answer was not what the sources say")
-		writeNote(&b, "Set aside, since no source states it", strings.Join(bad, " "))
+		r.started(NodeGenerate, "Asking again: "+bad.why)
+		writeNote(&b, "Set aside, since "+bad.why, bad.text)
 		b.WriteString("Answer the question again from the sources; set answerable to false if they do not answer it.\n")
 	}
 }
 
+// setAside is an answer the checks did not let stand: its sentences and why, in words the model reads
+// when it is asked again ("the question asks for a number and the answer gives none").
+type setAside struct{ text, why string }
+
 // compactAttempt makes one answer call with the prompt user. It reports whether the answer stands (and
-// is now the run's), the model's reply (nil when unreadable), and the sentences the claim check set aside.
-func (r *run) compactAttempt(ctx context.Context, user string, srcs []source) (bool, *compactAnswer, []string, error) {
+// is now the run's), the model's reply (nil when unreadable), and what the checks set aside.
+func (r *run) compactAttempt(ctx context.Context, user string, srcs []source) (bool, *compactAnswer, setAside, error) {
 	r.round()
 	a, err := llm.Structured[compactAnswer](ctx, r.a.llm, request("answer", promptLocalAnswer, user))
 	if errors.Is(err, llm.ErrInvalidOutput) {
 		r.a.log.Warn("agent: answer unreadable", "err", err)
 		r.rec.send(Event{Type: EventError, Node: NodeGenerate, Error: "the answer was unreadable"})
 		r.finished(NodeGenerate, "No answer")
-		return false, nil, nil, nil
+		return false, nil, setAside{}, nil
 	}
 	if err != nil {
-		return false, nil, nil, fmt.Errorf("agent: answer: %w", err)
+		return false, nil, setAside{}, fmt.Errorf("agent: answer: %w", err)
 	}
 	r.st.hypothesis = strings.TrimSpace(a.Reasoning)
 	answer := strings.TrimSpace(scrubInternal(unfence(a.Answer)))
 	if !a.Answerable || answer == "" || refusesItself(answer) {
 		r.st.critique = "The sources found so far do not answer the question."
 		r.finished(NodeGenerate, "The sources found so far do not answer the question")
-		return false, &a, nil, nil
+		return false, &a, setAside{}, nil
 	}
 	var facts []string
 	dropped := 0
@@ -187,7 +192,13 @@ func (r *run) compactAttempt(ctx context.Context, user string, srcs []source) (b
 		r.st.critique = "The answer joins things that no single source states together."
 		r.rec.send(Event{Type: EventNodeFinished, Node: NodeAudit, Summary: "Set aside: no single source names together what this answer joins: " + clip(strings.Join(bad, " "), 200)})
 		r.finished(NodeGenerate, "The answer did not pass the check against the sources")
-		return false, &a, bad, nil
+		return false, &a, setAside{text: strings.Join(bad, " "), why: "no source states it"}, nil
+	}
+	if asksQuantity(r.st.question) && !givesQuantity(answer) {
+		r.st.critique = "The question asks for a number and the answer gives none."
+		r.rec.send(Event{Type: EventNodeFinished, Node: NodeAudit, Summary: "Set aside: the question asks for a number and the answer gives none: " + clip(answer, 200)})
+		r.finished(NodeGenerate, "The answer did not give the number asked for")
+		return false, &a, setAside{text: answer, why: "the question asks for a number and it gives none"}, nil
 	}
 	// The model's own answer and facts are matched to their sources by wording when it cited none, before
 	// the linking facts, which carry their markers, are listed with them.
@@ -211,7 +222,37 @@ func (r *run) compactAttempt(ctx context.Context, user string, srcs []source) (b
 		r.st.grounded = GroundedPartially
 	}
 	r.finished(NodeAudit, "Checked: every name and number of the answer appears together in one source")
-	return true, &a, nil, nil
+	return true, &a, setAside{}, nil
+}
+
+// asksQuantity reports a question that asks for an amount, a count, a distance or a duration: "how much",
+// "how many", "how far", "how long", "what is the most (least, maximum, minimum) ...". The 1.5B model
+// answered "what is the most an airline must pay a passenger bumped ..." with the sentence saying US rules
+// require no cash for delays, every word of it in a source.
+func asksQuantity(question string) bool {
+	words := strings.Fields(normSource(question))
+	for i, w := range words[:max(len(words)-1, 0)] {
+		next := words[i+1]
+		switch {
+		case w == "how" && slices.Contains([]string{"much", "many", "far", "long"}, next):
+			return true
+		case w == "the" && slices.Contains([]string{"most", "least", "maximum", "minimum", "highest", "lowest"}, next) &&
+			i > 0 && slices.Contains([]string{"is", "was", "are"}, words[i-1]) && slices.Contains(words[:i], "what"):
+			return true
+		}
+	}
+	return false
+}
+
+// givesQuantity reports an answer that holds a number, or says the amount is nothing.
+func givesQuantity(answer string) bool {
+	for _, w := range strings.Fields(normSource(citeMarker.ReplaceAllString(answer, " "))) {
+		if strings.IndexFunc(w, unicode.IsDigit) >= 0 || slices.Contains([]string{"nothing", "none", "zero", "no", "one", "two",
+			"three", "four", "five", "six", "seven", "eight", "nine", "ten", "twelve", "twenty", "hundred", "thousand"}, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // nextSearches are the searches of the next pass: those the answer call asked for and no pass made yet.

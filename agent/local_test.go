@@ -133,6 +133,24 @@ func TestLocalProfileAsksAgainAfterTheClaimCheck(t *testing.T) {
 	}
 }
 
+// A question that asks for an amount is not answered by a sentence without one, however well every word of
+// it stands on a source: the answer is asked for again, and the amount stands.
+func TestLocalProfileWantsTheNumberAsked(t *testing.T) {
+	m := newModel(t)
+	m.on(taskCompact, func(c call) llmtest.Reply {
+		n := strconv.Itoa(c.find("2,150 US dollars"))
+		answer := "The US Department of Transportation does not require airlines to pay cash compensation when a flight is delayed [" + n + "]."
+		if strings.Contains(c.LastUser(), "asks for a number") {
+			answer = "At most 400% of the one-way fare, capped at 2,150 US dollars [" + n + "]."
+		}
+		return reply(compactReply{Facts: []string{}, Reasoning: "The US section gives the caps.", Answerable: true, Answer: answer, Search: []string{}})
+	})
+	res, _ := ask(t, localAgent(m), "In the US, what is the most an airline must pay a passenger bumped from an oversold domestic flight who arrives more than two hours late?")
+	if res.NotFound || !strings.Contains(res.Answer, "2,150 US dollars") || m.count(taskCompact) != 2 {
+		t.Errorf("not found %v, %d answer calls, answer %q: want the cap, asked for again once", res.NotFound, m.count(taskCompact), res.Answer)
+	}
+}
+
 // Not answerable in the model's own verdict, written after its reasoning: no answer is shown, whatever the
 // answer field holds.
 func TestLocalProfileTrustsAVerdictOfNotAnswerable(t *testing.T) {
