@@ -9,7 +9,8 @@ import (
 	"time"
 )
 
-// ErrReindexRunning: a re-index is already running in this process.
+// ErrReindexRunning: a re-index is already running, in this process or (*ReindexHeldError) another one
+// sharing the store.
 var ErrReindexRunning = errors.New("a re-index is already running")
 
 // ReindexOptions say what a re-index does again: embed every passage and fact with the configured
@@ -46,6 +47,10 @@ type Reindexer struct {
 	space  EmbeddingSpace // its model and dimension
 	logger *slog.Logger
 	graph  *GraphReindex // what extracts the graph again (WithGraph); nil: only embeddings
+	// holder names this Reindexer as the holder of the store's re-index lease, held for leaseTTL at a
+	// time while a re-index runs (reindex_lease.go).
+	holder   string
+	leaseTTL time.Duration
 
 	mu      sync.Mutex
 	running bool
@@ -58,25 +63,30 @@ func NewReindexer(store Store, embed Embedder, space EmbeddingSpace, logger *slo
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	return &Reindexer{store: store, embed: embed, space: space, logger: logger}
+	return &Reindexer{store: store, embed: embed, space: space, logger: logger,
+		holder: NewHolder("reindex"), leaseTTL: DefaultReindexLease}
 }
 
 // Space is the embedding space the Reindexer moves the store to: the configured model's.
 func (r *Reindexer) Space() EmbeddingSpace { return r.space }
 
 // Run re-indexes in the caller's goroutine, reporting progress (which may be nil) after every batch.
-// Only one re-index runs at a time in a process: a second is ErrReindexRunning.
+// Only one re-index runs at a time on a store: a second in this process is ErrReindexRunning, one while
+// another process holds the store's re-index lease a *ReindexHeldError (which is ErrReindexRunning too).
 func (r *Reindexer) Run(ctx context.Context, opt ReindexOptions, progress func(ReindexProgress)) error {
-	if err := r.claim(opt); err != nil {
+	held, release, err := r.claim(ctx, opt)
+	if err != nil {
 		return err
 	}
-	return r.runClaimed(ctx, opt, progress)
+	defer release()
+	return r.runClaimed(held, opt, progress)
 }
 
 // Start runs a re-index in the background until it ends or ctx does, and returns a channel closed then;
 // Progress follows it.
 func (r *Reindexer) Start(ctx context.Context, opt ReindexOptions) (<-chan struct{}, error) {
-	if err := r.claim(opt); err != nil {
+	held, release, err := r.claim(ctx, opt)
+	if err != nil {
 		return nil, err
 	}
 	done := make(chan struct{})
@@ -84,32 +94,45 @@ func (r *Reindexer) Start(ctx context.Context, opt ReindexOptions) (<-chan struc
 	go func() {
 		defer r.bg.Done()
 		defer close(done)
-		if err := r.runClaimed(ctx, opt, nil); err != nil && ctx.Err() == nil {
+		defer release()
+		if err := r.runClaimed(held, opt, nil); err != nil && ctx.Err() == nil {
 			r.logger.Warn("re-index failed", "err", err)
 		}
 	}()
 	return done, nil
 }
 
-// claim marks a re-index running, unless one is.
-func (r *Reindexer) claim(opt ReindexOptions) error {
+// claim marks a re-index running, unless one is in this process, and takes the store's re-index lease,
+// unless another process holds it; release ends the lease once the re-index has ended. held ends when
+// ctx does or another process took the lease over.
+func (r *Reindexer) claim(ctx context.Context, opt ReindexOptions) (held context.Context, release func(), err error) {
 	if !opt.Embeddings && !opt.Graph {
-		return errors.New("graphrag: re-index: nothing to do")
+		return nil, nil, errors.New("graphrag: re-index: nothing to do")
 	}
 	if opt.Graph && !r.CanReextract() {
-		return errors.New("graphrag: re-index: this process has no chat model to extract the graph with")
+		return nil, nil, errors.New("graphrag: re-index: this process has no chat model to extract the graph with")
 	}
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	if r.running {
-		return ErrReindexRunning
+		r.mu.Unlock()
+		return nil, nil, ErrReindexRunning
+	}
+	r.running = true
+	r.mu.Unlock()
+	if held, release, err = r.holdLease(ctx); err != nil {
+		r.mu.Lock()
+		r.running = false
+		r.mu.Unlock()
+		return nil, nil, err
 	}
 	step := StepEmbeddings
 	if !opt.Embeddings {
 		step = StepGraph
 	}
-	r.running, r.last = true, ReindexProgress{Step: step}
-	return nil
+	r.mu.Lock()
+	r.last = ReindexProgress{Step: step}
+	r.mu.Unlock()
+	return held, release, nil
 }
 
 // runClaimed runs the re-index claim started and reports its end.
@@ -123,6 +146,9 @@ func (r *Reindexer) runClaimed(ctx context.Context, opt ReindexOptions, progress
 		}
 	}
 	err := r.run(ctx, opt, report)
+	if cause := context.Cause(ctx); err != nil && errors.Is(cause, errLeaseLost) {
+		err = cause
+	}
 	r.mu.Lock()
 	end := ReindexProgress{Step: r.last.Step, Done: r.last.Done, Total: r.last.Total, Kept: r.last.Kept, Finished: true}
 	r.mu.Unlock()
@@ -275,6 +301,9 @@ type ReindexStatus struct {
 	Graph        ReextractState
 	CanReextract bool
 	GraphModel   string
+	// Elsewhere is the store's re-index lease when another process holds it: a re-index runs there, and
+	// none can start here until it ends.
+	Elsewhere Lease
 }
 
 // Status reads the store's re-embedding state with this process's re-index.
@@ -290,23 +319,27 @@ func (r *Reindexer) Status(ctx context.Context) (ReindexStatus, error) {
 	if err != nil {
 		return ReindexStatus{}, fmt.Errorf("graphrag: re-index status: %w", err)
 	}
+	elsewhere, err := r.leaseElsewhere(ctx)
+	if err != nil {
+		return ReindexStatus{}, fmt.Errorf("graphrag: re-index status: %w", err)
+	}
 	out := ReindexStatus{State: st, Configured: r.space, Needed: r.space.Dim > 0 && !InSpace(st.Active, r.space),
-		Running: running, Last: last, Graph: graph, CanReextract: r.CanReextract()}
+		Running: running, Last: last, Graph: graph, CanReextract: r.CanReextract(), Elsewhere: elsewhere}
 	if r.graph != nil {
 		out.GraphModel = r.graph.Model
 	}
 	return out, nil
 }
 
-// Resumable reports whether the store holds a re-embedding to the configured model that did not finish:
-// a process that starts should run it again.
+// Resumable reports whether the store holds a re-embedding to the configured model that did not finish
+// and no process runs: a process that starts should run it again.
 func (s ReindexStatus) Resumable() bool {
-	return !s.Running && s.State.Target.Dim > 0 && s.State.Target == s.Configured
+	return !s.Running && !s.Elsewhere.Held && s.State.Target.Dim > 0 && s.State.Target == s.Configured
 }
 
-// GraphResumable reports whether the store holds a re-extraction of the graph that did not finish and
-// this process can run it: a process that starts should run it again (with the configured chat model;
+// GraphResumable reports whether the store holds a re-extraction of the graph that did not finish, no
+// process runs it and this process can run it: a process that starts should run it again (with the configured chat model;
 // what another model staged is dropped).
 func (s ReindexStatus) GraphResumable() bool {
-	return !s.Running && s.CanReextract && s.Graph.Model != ""
+	return !s.Running && !s.Elsewhere.Held && s.CanReextract && s.Graph.Model != ""
 }

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/PuerkitoBio/goquery"
+
 	"github.com/hopwise/hopwise/graphrag"
 	"github.com/hopwise/hopwise/graphrag/graphragtest"
 	"github.com/hopwise/hopwise/handlers/webtest"
@@ -86,5 +88,47 @@ func TestStatusPageExtractsTheGraphAgain(t *testing.T) {
 	}
 	if second.ChatCalls() == 0 {
 		t.Errorf("the second model was never asked")
+	}
+}
+
+// TestStatusPageShowsAReindexRunningElsewhere: while another process sharing the store (a `hopwise reindex
+// --graph`) holds its re-index lease, the status page says a re-index is already running there, with its
+// progress, offers no button and follows it; a button pressed just before (a page loaded earlier) starts
+// nothing and shows the same. Once that process has ended, the buttons are back.
+func TestStatusPageShowsAReindexRunningElsewhere(t *testing.T) {
+	second := llmtest.New(t)
+	second.Handle(graphragtest.SecondExtraction)
+	b := newBrowser(t, webtest.Options{Demo: true, ReextractWith: second})
+	const other = "reindex/another-host:pid:[1]/4242/0123456789ab"
+	if _, ok, err := b.app.Store.TakeLease(t.Context(), graphrag.ReindexLease, other, time.Minute); err != nil || !ok {
+		t.Fatalf("TakeLease for the other process: %v, %v", ok, err)
+	}
+	elsewhere := func(what string, section *goquery.Selection) {
+		t.Helper()
+		text := strings.Join(strings.Fields(section.Find("#reindex-elsewhere").Text()), " ")
+		if !strings.Contains(text, "A re-index is already running in another process ("+other+")") ||
+			section.AttrOr("hx-trigger", "") != "every 2s" || section.Find("form").Length() != 0 {
+			t.Errorf("%s: the search index section = %q (polling %q, %d forms); want the re-index elsewhere, followed, no button",
+				what, strings.Join(strings.Fields(section.Text()), " "), section.AttrOr("hx-trigger", ""), section.Find("form").Length())
+		}
+	}
+	_, page := b.get("/status")
+	elsewhere("the status page", page.Find("section#reindex"))
+	resp, frag := b.post("/status/reindex", url.Values{"graph": {"on"}}, true)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("POST /status/reindex graph = %d", resp.StatusCode)
+	}
+	elsewhere("the fragment after the button", frag.Find("section#reindex"))
+	time.Sleep(100 * time.Millisecond)
+	if n := second.ChatCalls(); n != 0 {
+		t.Errorf("the button asked the model %d times while another process re-indexes, want none", n)
+	}
+	if err := b.app.Store.ReleaseLease(t.Context(), graphrag.ReindexLease, other); err != nil {
+		t.Fatal(err)
+	}
+	_, page = b.get("/status")
+	section := page.Find("section#reindex")
+	if section.Find("#reindex-elsewhere").Length() != 0 || section.Find("form#reextract").Length() != 1 {
+		t.Errorf("the search index section once the other process ended = %q; want the buttons back", strings.Join(strings.Fields(section.Text()), " "))
 	}
 }

@@ -38,7 +38,7 @@ func (s *server) reindexView(ctx context.Context) *web.StatusReindex {
 		Done:   st.State.ChunksStaged + st.State.RelationsStaged, Total: st.State.Chunks + st.State.Relations,
 		Step: st.Last.Step, Kept: st.Last.Kept,
 		CanReextract: st.CanReextract, GraphModel: st.GraphModel, GraphStaged: st.Graph.Model != "",
-		GraphDone: st.Graph.Staged, GraphTotal: st.Graph.Chunks,
+		GraphDone: st.Graph.Staged, GraphTotal: st.Graph.Chunks, Elsewhere: st.Elsewhere.Holder,
 	}
 	if v.ActiveModel == "" {
 		v.ActiveModel = "a model the store did not record"
@@ -54,7 +54,8 @@ func (s *server) reindexView(ctx context.Context) *web.StatusReindex {
 }
 
 // statusReindex starts a re-index from the status page's button: the search index section for htmx, a
-// redirect to the status page for a plain form.
+// redirect to the status page for a plain form. A re-index already running, here or in another process
+// sharing the store (graphrag.ReindexHeldError), is no error: the section shows it.
 func (s *server) statusReindex(c echo.Context) error {
 	err := s.startReindex(c)
 	if err != nil && !errors.Is(err, graphrag.ErrReindexRunning) {

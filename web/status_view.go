@@ -41,7 +41,13 @@ type StatusReindex struct {
 	GraphModel            string
 	GraphStaged           bool
 	GraphDone, GraphTotal int
+	// Elsewhere names the process that runs a re-index of the store now (it holds the store's re-index
+	// lease): none can start here until it ends. Empty when none runs elsewhere.
+	Elsewhere string
 }
+
+// Polling reports whether the section follows a re-index running here or elsewhere.
+func (r StatusReindex) Polling() bool { return r.Running || r.Elsewhere != "" }
 
 // GraphStep reports whether the step running or last run is the graph's.
 func (r StatusReindex) GraphStep() bool { return r.Step == "graph" }
