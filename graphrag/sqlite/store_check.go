@@ -73,6 +73,22 @@ func (s *Store) checkExisting(ctx context.Context, force bool) error {
 			return err
 		}
 	}
+	if st, err := os.Stat(s.path); err == nil && st.Size() >= checkAtOpenBelow && s.state.forced == nil {
+		mark, why := s.takeCleanMark()
+		if why == "" {
+			s.integrity.skip(mark)
+			s.logger.Info("sqlite: PRAGMA quick_check skipped: the file was closed cleanly and is unchanged since",
+				"path", s.path, "closed", mark.Closed, "last checked", mark.Checked)
+			if time.Since(mark.Checked) > recheckAfter {
+				s.checkLater = true
+			}
+			return nil
+		}
+		s.logger.Info("sqlite: checking the store file (PRAGMA quick_check) before opening it", "path", s.path,
+			"why", why, "size", bytesText(st.Size()))
+	} else {
+		os.Remove(cleanMarkPath(s.path))
+	}
 	start := time.Now()
 	problems, err := queryStrings(ctx, s.reader, `PRAGMA quick_check(20)`)
 	s.state.quickTook = time.Since(start)
@@ -84,6 +100,7 @@ func (s *Store) checkExisting(ctx context.Context, force bool) error {
 	if s.state.quick != "ok" {
 		return s.refuse(fmt.Errorf("%w: %s", ErrDamaged, s.state.quick), force)
 	}
+	s.integrity.foundSound()
 	return nil
 }
 
@@ -114,7 +131,8 @@ type Check struct {
 	Detail string
 }
 
-// Checks reports the file as Open found it, its integrity check at start, and the room left to write.
+// Checks reports the file as Open found it, its integrity check at start (or the clean close that let Open
+// skip it, and the check in the background), and the room left to write.
 func (s *Store) Checks(ctx context.Context) []Check {
 	file := Check{Name: "store file", OK: s.state.forced == nil, Detail: "a new store"}
 	if s.state.existed {
@@ -123,8 +141,11 @@ func (s *Store) Checks(ctx context.Context) []Check {
 	if s.state.forced != nil {
 		file.Detail = "opened although " + s.state.forced.Error() + " (forced)"
 	}
-	integrity := Check{Name: "store integrity", OK: true, Detail: "a new file: nothing to check"}
-	if s.state.existed {
+	integrity, skipped := s.backgroundIntegrity()
+	if !skipped && !s.state.existed {
+		integrity = Check{Name: "store integrity", OK: true, Detail: "a new file: nothing to check"}
+	} else if !skipped {
+		integrity = Check{Name: "store integrity"}
 		integrity.OK = s.state.quick == "ok"
 		integrity.Detail = fmt.Sprintf("PRAGMA quick_check at start: %s (%s)", s.state.quick, s.state.quickTook.Round(time.Millisecond))
 	}

@@ -79,6 +79,12 @@ type Store struct {
 	minFree int64
 	fullAt  atomic.Pointer[time.Time] // when the last write failed for lack of space; nil after a write succeeds
 
+	// integrity is what is known of the file's soundness, checkLater that Open skipped the check of a
+	// file last checked long ago, and opened that Open succeeded (store_clean.go).
+	integrity  integrity
+	checkLater bool
+	opened     bool
+
 	// opt is what the store was opened with, which its workspaces' files open with too (workspace.go).
 	opt Options
 	// ws holds the workspaces' files of a store's own file; a workspace's Store points back at it (root).
@@ -137,6 +143,13 @@ func Open(ctx context.Context, path string, opt Options, logger *slog.Logger) (*
 	if err := s.prepare(ctx, opt); err != nil {
 		s.Close()
 		return nil, err
+	}
+	if !existed {
+		s.integrity.foundSound()
+	}
+	s.opened = true
+	if s.checkLater {
+		s.checkInBackground()
 	}
 	logger.Info("sqlite store opened", "path", path, "dim", opt.EmbedDim, "model", opt.EmbedModel,
 		"vectors", s.vectors.len(), "took", time.Since(start).Round(time.Millisecond))
@@ -209,6 +222,7 @@ func (s *Store) Close() error {
 
 func (s *Store) closeFile() error {
 	var errs []error
+	s.stopBackgroundCheck()
 	if s.writer != nil && s.reader != nil {
 		s.saveVectors(context.Background())
 		s.prepared.close()
@@ -225,5 +239,6 @@ func (s *Store) closeFile() error {
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("sqlite: close: %w", err)
 	}
+	s.leaveCleanMark()
 	return nil
 }

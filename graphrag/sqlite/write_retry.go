@@ -17,8 +17,12 @@ import (
 const writeAttempts = 4
 
 // write runs fn in one write transaction and commits it, trying again from the start when SQLite reports
-// the file busy or locked. fn must therefore only touch the transaction, never state outside it.
+// the file busy or locked. fn must therefore only touch the transaction, never state outside it. Once the
+// check in the background found the file damaged, every write is refused (store_clean.go).
 func (s *Store) write(ctx context.Context, op string, fn func(tx *sql.Tx) error) error {
+	if err := s.writesRefused(); err != nil {
+		return err
+	}
 	var err error
 	for attempt := 1; ; attempt++ {
 		err = s.writeOnce(ctx, fn)
