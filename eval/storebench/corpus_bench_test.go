@@ -84,8 +84,10 @@ func (embedder) Embed(_ context.Context, texts []string) ([][]float32, error) {
 }
 
 // seed writes the corpus into store through the Store API, one document at a time, extractions by
-// workers goroutines; progress is called after each document.
-func (c corpus) seed(ctx context.Context, store graphrag.Store, workers int, progress func(done, total int)) error {
+// workers goroutines; progress is called after each document. The documents before from are drawn and
+// not written (a build resumed); without graph, the relations' vectors are not computed (a store that
+// drops the extractions).
+func (c corpus) seed(ctx context.Context, store graphrag.Store, workers, from int, graph bool, progress func(done, total int)) error {
 	r := rand.New(rand.NewPCG(17, uint64(c.n)))
 	wordZipf := rand.NewZipf(r, 1.1, 4, uint64(len(c.words)-1))
 	entityZipf := rand.NewZipf(r, 1.05, 8, uint64(len(c.entities)-1))
@@ -94,8 +96,11 @@ func (c corpus) seed(ctx context.Context, store graphrag.Store, workers int, pro
 		src := fmt.Appendf(nil, "%s document %d of %d", corpusVersion, d, c.n)
 		doc := graphrag.Document{ID: graphrag.DocumentID(graphrag.ContentHash(src)), Name: fmt.Sprintf("doc-%05d.md", d),
 			Title: fmt.Sprintf("Report %d", d), Status: graphrag.StatusDone, CreatedAt: time.Now().UTC(), UpdatedAt: time.Now().UTC()}
-		if _, _, err := store.PutDocument(ctx, doc, src); err != nil {
-			return fmt.Errorf("put document %d: %w", d, err)
+		write := d >= from
+		if write {
+			if _, _, err := store.PutDocument(ctx, doc, src); err != nil {
+				return fmt.Errorf("put document %d: %w", d, err)
+			}
 		}
 		count := min(chunksPerDoc, c.n-d*chunksPerDoc)
 		chunks := make([]graphrag.Chunk, count)
@@ -113,8 +118,13 @@ func (c corpus) seed(ctx context.Context, store graphrag.Store, workers int, pro
 			}
 			id := graphrag.ChunkID(doc.ID, i)
 			chunks[i] = graphrag.Chunk{ID: id, DocID: doc.ID, Ordinal: i, Text: text.String(), Tokens: 120}
-			vectors[id] = llmtest.Vector(chunks[i].Text, dim)
-			extractions[i] = extraction(id, doc.ID, mentioned, r)
+			if write {
+				vectors[id] = llmtest.Vector(chunks[i].Text, dim)
+			}
+			extractions[i] = extraction(id, doc.ID, mentioned, r, write && graph)
+		}
+		if !write {
+			continue
 		}
 		if err := store.PutChunks(ctx, doc.ID, chunks); err != nil {
 			return fmt.Errorf("put chunks of document %d: %w", d, err)
@@ -159,8 +169,9 @@ func putAll(ctx context.Context, store graphrag.Store, xs []graphrag.Extraction,
 	return first
 }
 
-// extraction relates the mentioned entities in a chain: a -> b -> c, each relation with its vector.
-func extraction(chunkID, docID string, mentioned []string, r *rand.Rand) graphrag.Extraction {
+// extraction relates the mentioned entities in a chain: a -> b -> c, each relation with its vector when
+// embed is set (the draws from r are the same either way).
+func extraction(chunkID, docID string, mentioned []string, r *rand.Rand, embed bool) graphrag.Extraction {
 	x := graphrag.Extraction{ChunkID: chunkID}
 	seen := map[string]bool{}
 	for _, name := range mentioned {
@@ -180,7 +191,9 @@ func extraction(chunkID, docID string, mentioned []string, r *rand.Rand) graphra
 		rel := graphrag.Relation{ID: graphrag.RelationID(src, typ, dst), Source: src, Target: dst,
 			SourceName: mentioned[i-1], TargetName: mentioned[i], Type: typ, Values: map[string]any{"weight": float64(r.IntN(100))},
 			ChunkIDs: []string{chunkID}, DocIDs: []string{docID}}
-		rel.Embedding = llmtest.Vector(graphrag.FactText(rel), dim) // as the ingester embeds fact sentences
+		if embed {
+			rel.Embedding = llmtest.Vector(graphrag.FactText(rel), dim) // as the ingester embeds fact sentences
+		}
 		x.Relations = append(x.Relations, rel)
 	}
 	return x

@@ -82,7 +82,7 @@ func TestMain(m *testing.M) {
 // sqlitePath is the cached corpus file of n chunks, built when missing.
 func sqlitePath(b *testing.B, n int) string {
 	path := filepath.Join(cacheDir(b), fmt.Sprintf("%s-sqlite-%d.db", corpusVersion, n))
-	return cachedSQLite(b, path, "sqlite", n, func(st graphrag.Store) graphrag.Store { return st })
+	return cachedSQLite(b, path, "sqlite", n, true)
 }
 
 func buildProgress(b *testing.B, kind string, n int, start time.Time) func(done, total int) {
@@ -151,7 +151,7 @@ func neo4jStore(b *testing.B, n int) graphrag.Store {
 	}
 	if !built {
 		start := time.Now()
-		if err := newCorpus(n).seed(ctx, st, 4, buildProgress(b, "neo4j", n, start)); err != nil {
+		if err := newCorpus(n).seed(ctx, st, 4, 0, true, buildProgress(b, "neo4j", n, start)); err != nil {
 			st.Close()
 			b.Fatalf("build the neo4j corpus of %d chunks: %v", n, err)
 		}
