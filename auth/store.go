@@ -69,6 +69,10 @@ type AuditEvent struct {
 	Target string // what it acted on: a document or account ID, a route
 	Client string
 	Detail string
+	// Workspace is the workspace it happened in or concerns: an upload's or deletion's, a workspace's
+	// creation, deletion or membership, a token limited to one; "" for what concerns no workspace (sign-ins,
+	// accounts).
+	Workspace string
 }
 
 // Store keeps the records of this package. The embedded SQLite store and the Neo4j store implement it
@@ -105,10 +109,15 @@ type Store interface {
 	// Tokens lists the tokens of an account ("" every account's), newest first.
 	Tokens(ctx context.Context, accountID string) ([]Token, error)
 
-	// PutWorkspace creates a workspace or renames the one with its ID; Workspaces lists every workspace by
-	// ID. A store has the DefaultWorkspace from its start (or its migration to workspaces).
+	// PutWorkspace creates a workspace or replaces the name and entity types of the one with its ID (its
+	// CreatedAt stays); Workspaces lists every workspace by ID. A store has the DefaultWorkspace from its
+	// start (or its migration to workspaces).
 	PutWorkspace(ctx context.Context, w Workspace) error
 	Workspaces(ctx context.Context) ([]Workspace, error)
+	// DeleteWorkspace removes a workspace's record, its memberships and the tokens limited to it; a
+	// workspace gone is no error. Its documents are the graph store's (graphrag.WorkspaceDropper); the
+	// audit log keeps what happened in it.
+	DeleteWorkspace(ctx context.Context, id string) error
 	// PutMembership makes an account a member of a workspace or changes its role there; DeleteMembership
 	// ends it (a membership gone is no error); Memberships lists an account's ("" every account's), by
 	// workspace then account. Deleting an account ends its memberships.

@@ -44,7 +44,7 @@ func (s *Service) CreateWorkspaceToken(ctx context.Context, p Principal, name st
 	if err := s.store.PutToken(ctx, t); err != nil {
 		return Token{}, "", err
 	}
-	s.Record(ctx, AuditEvent{Actor: p.Name(), Action: "token created", Target: id, Detail: name + " (" + string(role) + ")"})
+	s.Record(ctx, AuditEvent{Actor: p.Name(), Action: "token created", Target: id, Detail: name + " (" + string(role) + ")", Workspace: workspace})
 	return t, tokenPrefix + id + "_" + secret, nil
 }
 
@@ -78,7 +78,7 @@ func (s *Service) RevokeToken(ctx context.Context, p Principal, id string) error
 	if err := s.store.PutToken(ctx, t); err != nil {
 		return err
 	}
-	s.Record(ctx, AuditEvent{Actor: p.Name(), Action: "token revoked", Target: id, Detail: t.Name})
+	s.Record(ctx, AuditEvent{Actor: p.Name(), Action: "token revoked", Target: id, Detail: t.Name, Workspace: t.Workspace})
 	return nil
 }
 

@@ -1,6 +1,7 @@
 package auth
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"regexp"
@@ -16,9 +17,12 @@ const DefaultWorkspace = "default"
 // Workspace is a set of documents with their graph, conversations and jobs, separate from every other
 // workspace's. Its ID names it in the store (graphrag.CheckWorkspaceID accepts the same IDs).
 type Workspace struct {
-	ID        string
-	Name      string // what the pages show
-	CreatedAt time.Time
+	ID   string
+	Name string // what the pages show
+	// EntityTypes are the kinds of entity its extraction asks for, comma-separated and normalised
+	// (graphrag.ParseEntityTypes); "" the server's (ENTITY_TYPES, else graphrag.DefaultEntityTypes).
+	EntityTypes string
+	CreatedAt   time.Time
 }
 
 // Membership makes an account a member of a workspace with a role there; Role "" is the account's own role.
@@ -131,7 +135,7 @@ func (s *Service) CreateWorkspace(ctx context.Context, by Principal, id, name st
 	if err := s.store.PutWorkspace(ctx, w); err != nil {
 		return Workspace{}, err
 	}
-	s.Record(ctx, AuditEvent{Actor: by.Name(), Action: "workspace created", Target: id, Detail: name})
+	s.Record(ctx, AuditEvent{Actor: by.Name(), Action: "workspace created", Target: id, Detail: name, Workspace: id})
 	return w, nil
 }
 
@@ -163,13 +167,13 @@ func (s *Service) SetMembership(ctx context.Context, by Principal, accountID, wo
 		if err := s.store.DeleteMembership(ctx, accountID, workspace); err != nil {
 			return err
 		}
-		s.Record(ctx, AuditEvent{Actor: by.Name(), Action: "membership ended", Target: a.Name, Detail: workspace})
+		s.Record(ctx, AuditEvent{Actor: by.Name(), Action: "membership ended", Target: a.Name, Workspace: workspace})
 		return nil
 	}
 	if err := s.store.PutMembership(ctx, Membership{AccountID: accountID, Workspace: workspace, Role: role}); err != nil {
 		return err
 	}
-	s.Record(ctx, AuditEvent{Actor: by.Name(), Action: "membership set", Target: a.Name, Detail: workspace + " " + cmpRole(role)})
+	s.Record(ctx, AuditEvent{Actor: by.Name(), Action: "membership set", Target: a.Name, Detail: cmpRole(role), Workspace: workspace})
 	return nil
 }
 
@@ -178,4 +182,75 @@ func cmpRole(r Role) string {
 		return "(own role)"
 	}
 	return string(r)
+}
+
+// SetEntityTypes makes types (normalised by graphrag.ParseEntityTypes, comma-separated; "" the server's) the
+// entity types the extraction of workspace id asks for; by must be an admin in that workspace.
+func (s *Service) SetEntityTypes(ctx context.Context, by Principal, id, types string) error {
+	if !by.RoleIn(id).Allows(Admin) {
+		return ErrForbidden
+	}
+	w, err := s.Workspace(ctx, id)
+	if err != nil {
+		return err
+	}
+	w.EntityTypes = types
+	if err := s.store.PutWorkspace(ctx, w); err != nil {
+		return err
+	}
+	s.Record(ctx, AuditEvent{Actor: by.Name(), Action: "entity types set", Target: id, Detail: cmp.Or(types, "(the server's)"), Workspace: id})
+	return nil
+}
+
+// EntityTypeSource is what the extraction of workspace id reads its entity types from at each passage
+// (graphrag.LLMExtractor.WithEntityTypeSource): the workspace's setting, nil when it names none.
+func EntityTypeSource(store Store, id string) func(context.Context) ([]string, error) {
+	return func(ctx context.Context) ([]string, error) {
+		all, err := store.Workspaces(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("auth: entity types of workspace %s: %w", id, err)
+		}
+		i := slices.IndexFunc(all, func(w Workspace) bool { return w.ID == id })
+		if i < 0 || all[i].EntityTypes == "" {
+			return nil, nil
+		}
+		var out []string
+		for t := range strings.SplitSeq(all[i].EntityTypes, ",") {
+			if t = strings.TrimSpace(t); t != "" {
+				out = append(out, t)
+			}
+		}
+		return out, nil
+	}
+}
+
+// DeleteWorkspace removes workspace id for good: by must be an admin, confirm the workspace's ID typed
+// again, and the default workspace is never deleted. drop removes its documents, passages, graph,
+// conversations, runs and jobs from the graph store first (a failure leaves the workspace listed, to try
+// again); then its record, its memberships and the tokens limited to it go. The audit log keeps what
+// happened in it.
+func (s *Service) DeleteWorkspace(ctx context.Context, by Principal, id, confirm string, drop func(context.Context) error) error {
+	if !by.Role.Allows(Admin) {
+		return ErrForbidden
+	}
+	if id == DefaultWorkspace {
+		return fmt.Errorf("%w: the default workspace cannot be deleted (delete its documents instead)", ErrInvalid)
+	}
+	w, err := s.Workspace(ctx, id)
+	if err != nil {
+		return err
+	}
+	if strings.TrimSpace(confirm) != id {
+		return fmt.Errorf("%w: type the workspace's ID, %s, to confirm that everything in it is to be deleted", ErrInvalid, id)
+	}
+	if drop != nil {
+		if err := drop(ctx); err != nil {
+			return fmt.Errorf("auth: delete the documents of workspace %s: %w", id, err)
+		}
+	}
+	if err := s.store.DeleteWorkspace(ctx, id); err != nil {
+		return err
+	}
+	s.Record(ctx, AuditEvent{Actor: by.Name(), Action: "workspace deleted", Target: id, Detail: w.Name, Workspace: id})
+	return nil
 }

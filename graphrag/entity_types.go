@@ -1,6 +1,7 @@
 package graphrag
 
 import (
+	"context"
 	"fmt"
 	"strings"
 )
@@ -40,4 +41,34 @@ func ParseEntityTypes(list string) ([]string, error) {
 		return append([]string(nil), DefaultEntityTypes...), nil
 	}
 	return out, nil
+}
+
+// EntityTypeSource gives the entity types a workspace's extraction asks for, read when each passage is
+// extracted, so a change of the setting applies from the next passage on without a restart; none (nil) is
+// the extractor's own types (the server's ENTITY_TYPES, else DefaultEntityTypes). auth.EntityTypeSource
+// reads a workspace's setting.
+type EntityTypeSource func(ctx context.Context) ([]string, error)
+
+// WithEntityTypeSource makes the prompt ask for the types source gives at each passage, those of
+// WithEntityTypes when it gives none. It returns x.
+func (x *LLMExtractor) WithEntityTypeSource(source EntityTypeSource) *LLMExtractor {
+	x.source = source
+	return x
+}
+
+// typesNow are the types the prompt of a passage extracted now asks for. A setting that cannot be read
+// fails the passage (the ingester retries it) rather than extracting it with types the workspace did not
+// choose.
+func (x *LLMExtractor) typesNow(ctx context.Context) ([]string, error) {
+	if x.source == nil {
+		return x.types, nil
+	}
+	types, err := x.source(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("extract: the workspace's entity types: %w", err)
+	}
+	if len(types) == 0 {
+		return x.types, nil
+	}
+	return types, nil
 }

@@ -28,6 +28,7 @@ var (
 type LLMExtractor struct {
 	client *llm.Client
 	types  []string
+	source EntityTypeSource // the workspace's setting, read at each passage (entity_types.go); nil: types
 }
 
 // NewLLMExtractor returns an extractor that asks client for entities of DefaultEntityTypes.
@@ -91,7 +92,11 @@ func (g extractedGraph) Validate() error {
 // Extract asks the model once; llm.Structured repairs invalid answers up to twice. The ingester retries a
 // failed chunk once more before recording it as failed.
 func (x *LLMExtractor) Extract(ctx context.Context, c Chunk) (Extraction, error) {
-	user := x.userPrompt(c)
+	types, err := x.typesNow(ctx)
+	if err != nil {
+		return Extraction{}, err
+	}
+	user := x.userPrompt(c, types)
 	g, err := llm.Structured[extractedGraph](ctx, x.client, llm.Request{
 		Purpose:  "extract",
 		Messages: []llm.Message{{Role: "system", Content: extractSystem}, {Role: "user", Content: user}},
@@ -108,8 +113,8 @@ func (x *LLMExtractor) Extract(ctx context.Context, c Chunk) (Extraction, error)
 // userPrompt is the extraction prompt for c. The passage goes in last, so that nothing it holds can be
 // read as the prompt's own placeholders, and so that every extraction call starts with the same text: a
 // local server that reuses the longest prefix it has already read (llama.cpp) then reads only the passage.
-func (x *LLMExtractor) userPrompt(c Chunk) string {
-	p := strings.ReplaceAll(extractUser, "{{entity_types}}", strings.Join(x.types, ", "))
+func (x *LLMExtractor) userPrompt(c Chunk, types []string) string {
+	p := strings.ReplaceAll(extractUser, "{{entity_types}}", strings.Join(types, ", "))
 	return strings.NewReplacer("{{title}}", c.DocTitle, "{{text}}", c.Text).Replace(p)
 }
 

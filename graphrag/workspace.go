@@ -39,3 +39,21 @@ func WorkspaceOf(ctx context.Context) string {
 	id, _ := ctx.Value(workspaceKey{}).(string)
 	return id
 }
+
+// WorkspaceDropper is a store whose workspaces can be removed: DropWorkspace deletes everything of workspace
+// id (documents, passages, the graph, communities, edits, conversations, runs and jobs) and nothing of
+// another; the default workspace is refused (ErrWorkspace). Whatever runs on that workspace's Store must
+// have stopped first. A workspace holding nothing, or gone, is no error. The records of package auth
+// (its name, members and tokens) are auth.Store.DeleteWorkspace's.
+type WorkspaceDropper interface {
+	DropWorkspace(ctx context.Context, id string) error
+}
+
+// CheckDroppable is what DropWorkspace refuses before it removes anything: the default workspace, and IDs
+// that are not workspace IDs.
+func CheckDroppable(id string) error {
+	if id == DefaultWorkspace {
+		return fmt.Errorf("%w: the default workspace is the store itself and is never dropped", ErrWorkspace)
+	}
+	return CheckWorkspaceID(id)
+}

@@ -71,7 +71,7 @@ func (s *server) access(next echo.HandlerFunc) echo.HandlerFunc {
 		err = next(c)
 		if rule.audit != "" && err == nil && c.Response().Status < 400 && (!rule.confirmed || c.FormValue("confirmed") == "yes") {
 			s.Auth.Record(c.Request().Context(), auth.AuditEvent{Actor: p.Name(), Action: rule.audit, Target: auditTarget(c),
-				Client: c.RealIP(), Detail: c.Request().Method + " " + c.Request().URL.Path})
+				Client: c.RealIP(), Detail: c.Request().Method + " " + c.Request().URL.Path, Workspace: ws})
 		}
 		return err
 	}

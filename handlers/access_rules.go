@@ -58,6 +58,10 @@ var routeRules = map[string]accessRule{
 	"POST /admin/tokens/:id/revoke":         ofAccount(admin),
 	"POST /admin/workspaces":                ofAccount(admin), // auth.Service writes the audit log of these
 	"POST /admin/workspaces/:id/membership": ofAccount(admin),
+	"POST /admin/workspaces/:id/delete":     ofAccount(admin),
+	"DELETE /api/v1/workspaces/:id":         ofAccount(admin),
+	// the entity types of the workspace the request acts in, set by an admin of it (audited by auth.Service)
+	"POST /settings/entity-types": admin,
 
 	"GET /":                               reader,
 	"POST /chat/ask":                      reader,

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"errors"
 	"net/http"
 
@@ -28,6 +29,8 @@ func (s *server) adminPage(c echo.Context) error {
 		notice = "The workspace was created: add its members below."
 	case "membership":
 		notice = "The membership was changed."
+	case "deleted":
+		notice = "The workspace was deleted with everything in it."
 	}
 	p, err := s.adminView(c, notice, "")
 	if err != nil {
@@ -71,7 +74,8 @@ func (s *server) adminView(c echo.Context, notice, problem string) (web.AdminPag
 		return p, err
 	}
 	for _, e := range events {
-		p.Audit = append(p.Audit, web.AuditRow{When: web.When(e.At), Actor: e.Actor, Action: e.Action, Target: e.Target, Client: e.Client, Detail: e.Detail})
+		p.Audit = append(p.Audit, web.AuditRow{When: web.When(e.At), Actor: e.Actor, Action: e.Action, Target: e.Target, Client: e.Client,
+			Detail: e.Detail, Workspace: e.Workspace})
 	}
 	p.Workspaces, err = s.workspaceRows(c, pr, owners)
 	return p, err
@@ -129,6 +133,50 @@ func (s *server) membershipSet(c echo.Context) error {
 		return echo.NewHTTPError(http.StatusNotFound, "No such account or workspace.")
 	}
 	return s.adminDone(c, err, "membership")
+}
+
+// workspaceDelete deletes a workspace with everything in it, once the admin typed its ID again.
+func (s *server) workspaceDelete(c echo.Context) error {
+	err := s.deleteWorkspace(c, c.Param("id"), c.FormValue("confirm"))
+	if errors.Is(err, auth.ErrNotFound) {
+		return echo.NewHTTPError(http.StatusNotFound, "No such workspace.")
+	}
+	return s.adminDone(c, err, "deleted")
+}
+
+// apiWorkspaceDelete is workspaceDelete for programs: DELETE /api/v1/workspaces/:id?confirm=:id.
+func (s *server) apiWorkspaceDelete(c echo.Context) error {
+	err := s.deleteWorkspace(c, c.Param("id"), c.QueryParam("confirm"))
+	switch {
+	case errors.Is(err, auth.ErrNotFound):
+		return echo.NewHTTPError(http.StatusNotFound, "No such workspace.")
+	case auth.IsInvalid(err):
+		return echo.NewHTTPError(http.StatusBadRequest, auth.Problem(err))
+	case errors.Is(err, auth.ErrForbidden):
+		return echo.NewHTTPError(http.StatusForbidden, "Only an admin deletes workspaces.")
+	case err != nil:
+		return err
+	}
+	return c.NoContent(http.StatusNoContent)
+}
+
+// deleteWorkspace deletes workspace id (auth.Service.DeleteWorkspace): what runs in it stops and its
+// documents go (Deps.DropWorkspace), then its record, memberships and tokens; its view of the server is
+// forgotten.
+func (s *server) deleteWorkspace(c echo.Context, id, confirm string) error {
+	if s.Auth == nil {
+		return echo.NewHTTPError(http.StatusNotFound, "Accounts are not available in this process.")
+	}
+	pr, _ := principalOf(c)
+	return s.Auth.DeleteWorkspace(c.Request().Context(), pr, id, confirm, func(ctx context.Context) error {
+		if s.DropWorkspace == nil {
+			return errors.New("this server cannot delete a workspace's documents")
+		}
+		s.views.m.Delete(id)
+		err := s.DropWorkspace(ctx, id)
+		s.views.m.Delete(id)
+		return err
+	})
 }
 
 // adminDone answers an admin form: back to the page after a change, the page with the problem otherwise.

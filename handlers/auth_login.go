@@ -33,6 +33,9 @@ func (s *server) routesAuth(e *echo.Echo) {
 	e.POST("/admin/tokens/:id/revoke", s.adminTokenRevoke)
 	e.POST("/admin/workspaces", s.workspaceCreate)
 	e.POST("/admin/workspaces/:id/membership", s.membershipSet)
+	e.POST("/admin/workspaces/:id/delete", s.workspaceDelete)
+	e.DELETE("/api/v1/workspaces/:id", s.apiWorkspaceDelete)
+	e.POST("/settings/entity-types", s.entityTypesSet)
 	e.POST("/workspace", s.workspaceSwitch)
 }
 

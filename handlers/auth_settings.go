@@ -1,9 +1,12 @@
 package handlers
 
 import (
+	"errors"
 	"net/http"
+	"strings"
 
 	"github.com/hopwise/hopwise/auth"
+	"github.com/hopwise/hopwise/graphrag"
 	"github.com/hopwise/hopwise/web"
 	"github.com/labstack/echo/v4"
 )
@@ -21,6 +24,8 @@ func (s *server) settingsPage(c echo.Context) error {
 		p.Notice = "The token was revoked: programs using it are refused from now on."
 	case "others":
 		p.Notice = "Every other browser signed in to your account was signed out."
+	case "entity-types":
+		p.Notice = "The entity types were saved: documents read from now on are extracted with them."
 	}
 	return render(c, http.StatusOK, web.SettingsView(p))
 }
@@ -43,7 +48,50 @@ func (s *server) settingsView(c echo.Context, notice, problem string) (web.Setti
 	}
 	p.Tokens = tokenRows(tokens, nil)
 	p.Workspaces = workspaceMenu(c)
+	if ws := workspaceOf(c); ws != "" && pr.RoleIn(ws).Allows(auth.Admin) {
+		w, err := s.Auth.Workspace(c.Request().Context(), ws)
+		if err != nil {
+			return p, err
+		}
+		defaults := s.EntityTypes
+		if len(defaults) == 0 {
+			defaults = graphrag.DefaultEntityTypes
+		}
+		p.EntityTypes = &web.EntityTypesSetting{Workspace: w.Name, Types: w.EntityTypes, Defaults: strings.Join(defaults, ", ")}
+	}
 	return p, nil
+}
+
+// entityTypesSet sets the entity types of the workspace the request acts in (its admins'); an empty list
+// goes back to the server's.
+func (s *server) entityTypesSet(c echo.Context) error {
+	pr, _ := principalOf(c)
+	if s.Auth == nil || pr.Local {
+		return echo.NewHTTPError(http.StatusNotFound, "Workspace settings need accounts: create the first admin on the Admin page.")
+	}
+	list := strings.TrimSpace(c.FormValue("types"))
+	var types []string
+	var err error
+	if list != "" {
+		types, err = graphrag.ParseEntityTypes(list)
+	}
+	if err == nil {
+		err = s.Auth.SetEntityTypes(c.Request().Context(), pr, workspaceOf(c), strings.Join(types, ", "))
+	}
+	if err != nil && !errors.Is(err, auth.ErrForbidden) && !errors.Is(err, auth.ErrNotFound) {
+		p, verr := s.settingsView(c, "", "The entity types were not saved: "+err.Error())
+		if verr != nil {
+			return verr
+		}
+		return render(c, http.StatusBadRequest, web.SettingsView(p))
+	}
+	if errors.Is(err, auth.ErrForbidden) {
+		return echo.NewHTTPError(http.StatusForbidden, "Only an admin of this workspace sets its entity types.")
+	}
+	if err != nil {
+		return err
+	}
+	return redirect(c, "/settings?done=entity-types")
 }
 
 func tokenRows(tokens []auth.Token, owners map[string]string) []web.TokenRow {

@@ -29,6 +29,18 @@ type apiOp struct {
 	Binary       bool   // the answer is a file's bytes
 	Replaced     string // a route kept for old clients: the one that replaces it
 	OpenAIErrors bool   // errors in OpenAI's shape
+	// Account marks an operation of the server or the account rather than of a workspace: it takes no
+	// workspace header.
+	Account bool
+}
+
+// workspaceParam is the header that picks the workspace an operation acts in (workspaceHeader, read by
+// chooseWorkspace), declared on every operation of a workspace.
+func workspaceParam() map[string]any {
+	return map[string]any{"name": workspaceHeader, "in": "header", "required": false,
+		"description": "The workspace to act in (its ID, as the Admin page lists it). Without it: the token's own workspace, " +
+			"else the default workspace, else the first of the caller's. A workspace the caller is no member of is 403.",
+		"schema": map[string]any{"type": "string", "pattern": "^[a-z][a-z0-9_]{0,31}$"}}
 }
 
 // apiParam is a query parameter.
@@ -85,6 +97,9 @@ func (op apiOp) operation() map[string]any {
 		}
 		params = append(params, map[string]any{"name": q.Name, "in": "query", "required": q.Required,
 			"description": q.Description, "schema": schema})
+	}
+	if !op.Account {
+		params = append(params, workspaceParam())
 	}
 	if params != nil {
 		out["parameters"] = params
@@ -148,7 +163,7 @@ func openAPIDocument() map[string]any {
 				"Settings page) as Authorization: Bearer hwt_...; it acts with the token's role (reader, editor or " +
 				"admin) and gets 401 without one, 403 above its role. A laptop install without accounts needs none. " +
 				"Every call acts in one workspace, whose documents, graph and conversations alone it reads and changes: " +
-				"the header X-Hopwise-Workspace names it (else the default workspace, or the first of the caller's); a " +
+				"the header " + workspaceHeader + " names it (else the default workspace, or the first of the caller's); a " +
 				"token limited to one workspace acts in it; a workspace the caller is no member of is 403. " +
 				"Pages of other sites in a browser are refused."},
 		"servers": []any{map[string]any{"url": "/"}},

@@ -52,7 +52,12 @@ type legacyNeighborhoodJSON struct {
 // this list and the router to each other.
 func apiOperations() []apiOp {
 	return []apiOp{
-		{Method: "GET", Path: "/api/v1/openapi.json", Tag: "meta", Summary: "This description", Result: map[string]any{}},
+		{Method: "GET", Path: "/api/v1/openapi.json", Tag: "meta", Summary: "This description", Result: map[string]any{}, Account: true},
+		{Method: "DELETE", Path: "/api/v1/workspaces/:id", Tag: "workspaces", Summary: "Delete a workspace with everything in it (admins)",
+			Description: "Removes the workspace's documents, passages, graph, conversations, runs and jobs, its memberships and the tokens " +
+				"limited to it; the audit log keeps what happened in it. confirm must repeat the ID; the default workspace is never deleted (400).",
+			Query:  []apiParam{{Name: "confirm", Type: "string", Required: true, Description: "the workspace's ID again"}},
+			Status: 204, Account: true},
 		{Method: "GET", Path: "/api/v1/status", Tag: "meta", Summary: "What Hopwise depends on and whether it answers", Result: Status{}},
 
 		{Method: "GET", Path: "/api/v1/documents", Tag: "documents", Summary: "List the documents, newest first, a page at a time",

@@ -87,6 +87,12 @@ type Deps struct {
 	// workspace, the default, whose parts are the fields above. Set, the fields above are not used: every
 	// route reaches a workspace's parts through it, and one that did not would find none.
 	Workspaces func(ctx context.Context, id string) (*Workspace, error)
+	// DropWorkspace stops whatever runs in workspace id and removes everything of it from the store
+	// (graphrag.WorkspaceDropper), when an admin deletes it (auth_admin.go); nil: workspaces are not deleted.
+	DropWorkspace func(ctx context.Context, id string) error
+	// EntityTypes are the server's entity types (ENTITY_TYPES), which a workspace without its own extracts
+	// with; nil: graphrag.DefaultEntityTypes.
+	EntityTypes []string
 }
 
 // server holds the dependencies every handler shares.

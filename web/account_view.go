@@ -26,6 +26,15 @@ type SettingsPage struct {
 	Tokens                 []TokenRow
 	// Workspaces are those a new token may be limited to (the account's).
 	Workspaces []WorkspaceOption
+	// EntityTypes is the entity types setting of the workspace the page is shown in, for its admins; nil
+	// for everyone else.
+	EntityTypes *EntityTypesSetting
+}
+
+// EntityTypesSetting is a workspace's entity types as the settings page edits them: Types its own ("" the
+// server's), Defaults the server's.
+type EntityTypesSetting struct {
+	Workspace, Types, Defaults string
 }
 
 // TokenRow is an API token as listed; the token itself is never shown again.
@@ -67,4 +76,5 @@ type UserRow struct {
 // AuditRow is one event of the audit log.
 type AuditRow struct {
 	When, Actor, Action, Target, Client, Detail string
+	Workspace                                   string // "" for what concerns no workspace
 }

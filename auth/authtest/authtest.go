@@ -23,6 +23,8 @@ func Run(t *testing.T, newStore func(t *testing.T) auth.Store) {
 		{"tokens round trip and a revocation sticks", testTokens},
 		{"audit log newest first", testAudit},
 		{"workspaces and memberships round trip", testWorkspaces},
+		{"a workspace's entity types round trip", testWorkspaceEntityTypes},
+		{"deleting a workspace removes its memberships and tokens alone", testDeleteWorkspace},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, t.Context(), newStore(t)) })
@@ -194,7 +196,7 @@ func testAudit(t *testing.T, ctx context.Context, s auth.Store) {
 	events := []auth.AuditEvent{
 		{ID: "e1", At: at(0), Actor: "ana", Action: "sign-in", Client: "192.0.2.1"},
 		{ID: "e2", At: at(time.Minute), Actor: "mallory", Action: "sign-in failed", Client: "198.51.100.7", Detail: "wrong name or password"},
-		{ID: "e3", At: at(2 * time.Minute), Actor: "ana", Action: "delete", Target: "doc-1"},
+		{ID: "e3", At: at(2 * time.Minute), Actor: "ana", Action: "delete", Target: "doc-1", Workspace: "hr"},
 	}
 	for _, e := range events {
 		if err := s.AppendAudit(ctx, e); err != nil {
@@ -203,7 +205,7 @@ func testAudit(t *testing.T, ctx context.Context, s auth.Store) {
 	}
 	got, err := s.Audit(ctx, 2)
 	if err != nil || len(got) != 2 || got[0] != events[2] || got[1] != events[1] {
-		t.Errorf("Audit(2) = %+v, %v; want e3, e2", got, err)
+		t.Errorf("Audit(2) = %+v, %v; want e3 (in hr), e2", got, err)
 	}
 	if all, err := s.Audit(ctx, 100); err != nil || len(all) != 3 {
 		t.Errorf("Audit(100) = %d events, %v; want 3", len(all), err)

@@ -43,6 +43,7 @@ type serviceFixture struct {
 	svc   *auth.Service
 	clock *Clock
 	admin auth.Principal
+	store auth.Store
 }
 
 const adminPassword = "correct horse battery staple"
@@ -57,7 +58,7 @@ func newServiceFixture(t *testing.T, s auth.Store) *serviceFixture {
 	if _, err := svc.Bootstrap(t.Context(), "admin", adminPassword); err != nil {
 		t.Fatalf("Bootstrap: %v", err)
 	}
-	f := &serviceFixture{t: t, ctx: t.Context(), svc: svc, clock: clock}
+	f := &serviceFixture{t: t, ctx: t.Context(), svc: svc, clock: clock, store: s}
 	f.admin, _ = f.login("admin", adminPassword, "192.0.2.1")
 	return f
 }
@@ -97,6 +98,8 @@ func RunService(t *testing.T, newStore func(t *testing.T) auth.Store) {
 		{"the last admin stays an admin", testLastAdmin},
 		{"an admin sets a forgotten password", testSetPassword},
 		{"roles hold per workspace; tokens keep to their workspace", testWorkspaceRoles},
+		{"a workspace's admin sets its entity types", testSetEntityTypes},
+		{"an admin deletes a workspace, never the default, once confirmed", testServiceDeleteWorkspace},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, newServiceFixture(t, newStore(t))) })

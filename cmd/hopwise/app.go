@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/hopwise/hopwise/auth"
 	"github.com/hopwise/hopwise/config"
 	"github.com/hopwise/hopwise/graphrag"
 	"github.com/hopwise/hopwise/graphrag/neo4j"
@@ -86,15 +87,20 @@ func wire(ctx context.Context, cfg *config.Config, logger *slog.Logger, client *
 		root.Close()
 		return nil, err
 	}
-	return wireStore(cfg, logger, client, dim, root, store), nil
+	return wireStore(cfg, logger, client, dim, root, store, cmp.Or(cfg.Workspace, graphrag.DefaultWorkspace)), nil
 }
 
-// wireStore builds the parts that read and fill store, a workspace of root.
-func wireStore(cfg *config.Config, logger *slog.Logger, client *llm.Client, dim int, root, store graphrag.Store) *app {
+// wireStore builds the parts that read and fill store, workspace ws of root. Its extraction asks for the
+// workspace's entity types (its setting, read at each passage), else ENTITY_TYPES.
+func wireStore(cfg *config.Config, logger *slog.Logger, client *llm.Client, dim int, root, store graphrag.Store, ws string) *app {
 	a := &app{cfg: cfg, logger: logger, llm: client, store: store, root: root, dim: dim}
 	embed := spaceEmbedder(cfg, logger, client, store, dim)
 	a.retriever = graphrag.NewRetriever(store, embed)
-	var extractor graphrag.ChunkExtractor = graphrag.NewLLMExtractor(client).WithEntityTypes(cfg.EntityTypeList())
+	llmExtractor := graphrag.NewLLMExtractor(client).WithEntityTypes(cfg.EntityTypeList())
+	if reg, ok := root.(auth.Store); ok {
+		llmExtractor.WithEntityTypeSource(auth.EntityTypeSource(reg, ws))
+	}
+	var extractor graphrag.ChunkExtractor = llmExtractor
 	if cfg.ExtractTables == "rows" {
 		extractor = graphrag.NewTableRowExtractor(extractor)
 	}

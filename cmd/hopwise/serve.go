@@ -97,7 +97,7 @@ func serve(ctx context.Context, e *env, cfg *config.Config, logger *slog.Logger)
 	others := newWorkspaceEngines(context.WithoutCancel(ctx), a, &handlers.Workspace{Store: deps.Store, Ingester: deps.Ingester,
 		Chat: deps.Chat, Retriever: deps.Retriever, Reindex: deps.Reindex, Summaries: deps.Summaries, Status: deps.Status})
 	defer others.stop()
-	deps.Workspaces = others.workspace
+	deps.Workspaces, deps.DropWorkspace, deps.EntityTypes = others.workspace, others.drop, cfg.EntityTypeList()
 	h := handlers.New(deps)
 	ln, err := handlers.Listen(cfg.Addr, cfg.MaxConns)
 	if err != nil {

@@ -48,14 +48,16 @@ type workspaceEngines struct {
 	base *app // the default workspace's; its store is the root every workspace belongs to
 	def  *handlers.Workspace
 
-	mu     sync.Mutex
-	open   map[string]*handlers.Workspace
-	stops  []func()
-	closed bool
+	mu       sync.Mutex
+	open     map[string]*handlers.Workspace
+	stops    map[string]func()
+	dropping map[string]bool // workspaces being deleted: not opened again meanwhile
+	closed   bool
 }
 
 func newWorkspaceEngines(ctx context.Context, base *app, def *handlers.Workspace) *workspaceEngines {
-	return &workspaceEngines{ctx: ctx, base: base, def: def, open: map[string]*handlers.Workspace{}}
+	return &workspaceEngines{ctx: ctx, base: base, def: def, open: map[string]*handlers.Workspace{},
+		stops: map[string]func(){}, dropping: map[string]bool{}}
 }
 
 // workspace returns the parts of workspace id, opening them on first use (handlers.Deps.Workspaces).
@@ -71,17 +73,20 @@ func (w *workspaceEngines) workspace(ctx context.Context, id string) (*handlers.
 	if w.closed {
 		return nil, fmt.Errorf("workspace %s: the server is stopping", id)
 	}
+	if w.dropping[id] {
+		return nil, fmt.Errorf("workspace %s is being deleted", id)
+	}
 	st, err := workspaceStore(ctx, w.base.root, id)
 	if err != nil {
 		return nil, err
 	}
-	a := wireStore(w.base.cfg, w.base.logger.With("workspace", id), w.base.llm, w.base.dim, w.base.root, st)
+	a := wireStore(w.base.cfg, w.base.logger.With("workspace", id), w.base.llm, w.base.dim, w.base.root, st, id)
 	ag, err := newAgent(a)
 	if err != nil {
 		return nil, err
 	}
 	h, stop := startWorkspace(w.ctx, a, ag)
-	w.open[id], w.stops = h, append(w.stops, stop)
+	w.open[id], w.stops[id] = h, stop
 	a.logger.Info("workspace opened")
 	return h, nil
 }
@@ -91,10 +96,47 @@ func (w *workspaceEngines) stop() {
 	w.mu.Lock()
 	w.closed = true
 	stops := w.stops
+	w.stops = map[string]func(){}
 	w.mu.Unlock()
 	for _, stop := range stops {
 		stop()
 	}
+}
+
+// drop deletes everything of workspace id from the store (handlers.Deps.DropWorkspace): its jobs stop
+// (an ingestion under way is cut off), then the store removes its documents, passages, graph,
+// conversations, runs and jobs. Meanwhile a request in it is refused rather than opening it again.
+func (w *workspaceEngines) drop(ctx context.Context, id string) error {
+	if err := graphrag.CheckDroppable(id); err != nil {
+		return err
+	}
+	dropper, ok := w.base.root.(graphrag.WorkspaceDropper)
+	if !ok {
+		return fmt.Errorf("this store (%T) cannot delete a workspace", w.base.root)
+	}
+	w.mu.Lock()
+	if w.dropping[id] {
+		w.mu.Unlock()
+		return fmt.Errorf("workspace %s is already being deleted", id)
+	}
+	w.dropping[id] = true
+	stop := w.stops[id]
+	delete(w.stops, id)
+	delete(w.open, id)
+	w.mu.Unlock()
+	defer func() {
+		w.mu.Lock()
+		delete(w.dropping, id)
+		w.mu.Unlock()
+	}()
+	if stop != nil {
+		stop()
+	}
+	if err := dropper.DropWorkspace(ctx, id); err != nil {
+		return err
+	}
+	w.base.logger.Info("workspace deleted", "workspace", id)
+	return nil
 }
 
 // startWorkspace runs a workspace's jobs (ingestion, interrupted documents resumed; communities after

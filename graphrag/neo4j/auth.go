@@ -216,9 +216,10 @@ func (s *Store) tokens(ctx context.Context, cypher string, params map[string]any
 // AppendAudit adds an event to the audit log; the same ID twice is one event.
 func (s *Store) AppendAudit(ctx context.Context, e auth.AuditEvent) error {
 	return s.authWrite(ctx, "append audit", `MERGE (n:AuditEvent {id: $id})
-		ON CREATE SET n.at = $at, n.actor = $actor, n.action = $action, n.target = $target, n.client = $client, n.detail = $detail`,
+		ON CREATE SET n.at = $at, n.actor = $actor, n.action = $action, n.target = $target, n.client = $client, n.detail = $detail,
+			n.workspace = $workspace`,
 		map[string]any{"id": e.ID, "at": optional(e.At), "actor": e.Actor, "action": e.Action, "target": e.Target,
-			"client": e.Client, "detail": e.Detail})
+			"client": e.Client, "detail": e.Detail, "workspace": e.Workspace})
 }
 
 // Audit returns the latest limit events, newest first.
@@ -226,7 +227,8 @@ func (s *Store) Audit(ctx context.Context, limit int) ([]auth.AuditEvent, error)
 	out, err := readNodes(ctx, s, `MATCH (n:AuditEvent) RETURN n {.*} ORDER BY n.at DESC, n.id DESC LIMIT $limit`,
 		map[string]any{"limit": max(limit, 0)}, func(m map[string]any) auth.AuditEvent {
 			return auth.AuditEvent{ID: asString(m["id"]), At: asTime(m["at"]), Actor: asString(m["actor"]),
-				Action: asString(m["action"]), Target: asString(m["target"]), Client: asString(m["client"]), Detail: asString(m["detail"])}
+				Action: asString(m["action"]), Target: asString(m["target"]), Client: asString(m["client"]), Detail: asString(m["detail"]),
+				Workspace: asString(m["workspace"])}
 		})
 	if err != nil {
 		return nil, fmt.Errorf("neo4j: audit: %w", err)

@@ -37,16 +37,35 @@ func (s *Store) ensureDefaultWorkspace(ctx context.Context) error {
 	return nil
 }
 
-// PutWorkspace creates a workspace or renames the one with its ID.
+// PutWorkspace creates a workspace or replaces the name and entity types of the one with its ID.
 func (s *Store) PutWorkspace(ctx context.Context, w auth.Workspace) error {
-	return s.authWrite(ctx, "put workspace", `MERGE (n:Workspace {id: $id}) ON CREATE SET n.createdAt = $created SET n.name = $wsName`,
-		map[string]any{"id": w.ID, "wsName": w.Name, "created": optional(w.CreatedAt)})
+	return s.authWrite(ctx, "put workspace", `MERGE (n:Workspace {id: $id}) ON CREATE SET n.createdAt = $created
+		SET n.name = $wsName, n.entityTypes = $types`,
+		map[string]any{"id": w.ID, "wsName": w.Name, "created": optional(w.CreatedAt), "types": w.EntityTypes})
+}
+
+// DeleteWorkspace removes a workspace's record, its memberships and the tokens limited to it, in one
+// transaction.
+func (s *Store) DeleteWorkspace(ctx context.Context, id string) error {
+	err := s.write(ctx, func(ctx context.Context, tx neo4j.ManagedTransaction) error {
+		for _, q := range []string{`MATCH (m:Membership {workspace: $id}) DELETE m`, `MATCH (t:ApiToken {workspace: $id}) DELETE t`,
+			`MATCH (w:Workspace {id: $id}) DELETE w`} {
+			if err := exec(ctx, tx, q, map[string]any{"id": id}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("neo4j: delete workspace %s: %w", id, err)
+	}
+	return nil
 }
 
 // Workspaces lists every workspace by ID.
 func (s *Store) Workspaces(ctx context.Context) ([]auth.Workspace, error) {
 	out, err := readNodes(ctx, s, `MATCH (n:Workspace) RETURN n {.*} ORDER BY n.id`, nil, func(m map[string]any) auth.Workspace {
-		return auth.Workspace{ID: asString(m["id"]), Name: asString(m["name"]), CreatedAt: asTime(m["createdAt"])}
+		return auth.Workspace{ID: asString(m["id"]), Name: asString(m["name"]), EntityTypes: asString(m["entityTypes"]), CreatedAt: asTime(m["createdAt"])}
 	})
 	if err != nil {
 		return nil, fmt.Errorf("neo4j: workspaces: %w", err)

@@ -258,13 +258,13 @@ func scanToken(row scanner) (auth.Token, error) {
 
 // AppendAudit adds an event to the audit log.
 func (s *Store) AppendAudit(ctx context.Context, e auth.AuditEvent) error {
-	return s.authExec(ctx, "append audit", `INSERT OR IGNORE INTO audit (id, at, actor, action, target, client, detail)
-		VALUES (?, ?, ?, ?, ?, ?, ?)`, e.ID, nanos(e.At), e.Actor, e.Action, e.Target, e.Client, e.Detail)
+	return s.authExec(ctx, "append audit", `INSERT OR IGNORE INTO audit (id, at, actor, action, target, client, detail, workspace)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, e.ID, nanos(e.At), e.Actor, e.Action, e.Target, e.Client, e.Detail, e.Workspace)
 }
 
 // Audit returns the latest limit events, newest first.
 func (s *Store) Audit(ctx context.Context, limit int) ([]auth.AuditEvent, error) {
-	rows, err := s.reader.QueryContext(ctx, `SELECT id, at, actor, action, target, client, detail FROM audit
+	rows, err := s.reader.QueryContext(ctx, `SELECT id, at, actor, action, target, client, detail, workspace FROM audit
 		ORDER BY at DESC, seq DESC LIMIT ?`, max(limit, 0))
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: audit: %w", err)
@@ -272,7 +272,7 @@ func (s *Store) Audit(ctx context.Context, limit int) ([]auth.AuditEvent, error)
 	out, err := scanAll(rows, func(row scanner) (auth.AuditEvent, error) {
 		var e auth.AuditEvent
 		var at int64
-		err := row.Scan(&e.ID, &at, &e.Actor, &e.Action, &e.Target, &e.Client, &e.Detail)
+		err := row.Scan(&e.ID, &at, &e.Actor, &e.Action, &e.Target, &e.Client, &e.Detail, &e.Workspace)
 		e.At = optionalTime(at)
 		return e, err
 	})

@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 
 	"github.com/hopwise/hopwise/auth"
@@ -30,22 +31,48 @@ INSERT INTO memberships (account_id, workspace, role) SELECT id, 'default', '' F
 ALTER TABLE api_tokens ADD COLUMN workspace TEXT NOT NULL DEFAULT '';
 `
 
-// PutWorkspace creates a workspace or renames the one with its ID.
+// workspaceSettingsSchema is the migration that gives each workspace its entity types (” the server's) and
+// each audit event the workspace it happened in (” for those of no workspace, and for those before this).
+const workspaceSettingsSchema = `
+ALTER TABLE workspaces ADD COLUMN entity_types TEXT NOT NULL DEFAULT '';
+ALTER TABLE audit ADD COLUMN workspace TEXT NOT NULL DEFAULT '';
+`
+
+// PutWorkspace creates a workspace or replaces the name and entity types of the one with its ID.
 func (s *Store) PutWorkspace(ctx context.Context, w auth.Workspace) error {
-	return s.authExec(ctx, "put workspace", `INSERT INTO workspaces (id, name, created_at) VALUES (?, ?, ?)
-		ON CONFLICT (id) DO UPDATE SET name = excluded.name`, w.ID, w.Name, nanos(w.CreatedAt))
+	return s.authExec(ctx, "put workspace", `INSERT INTO workspaces (id, name, created_at, entity_types) VALUES (?, ?, ?, ?)
+		ON CONFLICT (id) DO UPDATE SET name = excluded.name, entity_types = excluded.entity_types`,
+		w.ID, w.Name, nanos(w.CreatedAt), w.EntityTypes)
+}
+
+// DeleteWorkspace removes a workspace's record, its memberships and the tokens limited to it, in one
+// transaction.
+func (s *Store) DeleteWorkspace(ctx context.Context, id string) error {
+	err := s.write(ctx, "delete workspace", func(tx *sql.Tx) error {
+		for _, q := range []string{`DELETE FROM memberships WHERE workspace = ?`, `DELETE FROM api_tokens WHERE workspace = ?`,
+			`DELETE FROM workspaces WHERE id = ?`} {
+			if _, err := tx.ExecContext(ctx, q, id); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("sqlite: delete workspace %s: %w", id, err)
+	}
+	return nil
 }
 
 // Workspaces lists every workspace by ID.
 func (s *Store) Workspaces(ctx context.Context) ([]auth.Workspace, error) {
-	rows, err := s.reader.QueryContext(ctx, `SELECT id, name, created_at FROM workspaces ORDER BY id`)
+	rows, err := s.reader.QueryContext(ctx, `SELECT id, name, created_at, entity_types FROM workspaces ORDER BY id`)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: workspaces: %w", err)
 	}
 	out, err := scanAll(rows, func(row scanner) (auth.Workspace, error) {
 		var w auth.Workspace
 		var created int64
-		err := row.Scan(&w.ID, &w.Name, &created)
+		err := row.Scan(&w.ID, &w.Name, &created, &w.EntityTypes)
 		w.CreatedAt = optionalTime(created)
 		return w, err
 	})

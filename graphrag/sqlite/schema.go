@@ -204,4 +204,7 @@ CREATE TRIGGER documents_vectors_publish AFTER UPDATE OF replaces ON documents
 	WHEN old.replaces <> '' AND new.replaces = '' BEGIN
 	UPDATE vector_changes SET n = n + 1 WHERE id = 1;
 END;`,
+	// 15: each workspace's entity types and the workspace of each audit event (workspaceSettingsSchema in
+	// auth_workspace.go).
+	workspaceSettingsSchema,
 }

@@ -19,6 +19,7 @@ var workspaceCases = []testCase{
 	{"entities, graph facts, walks and links stay in their workspace", testWorkspaceGraph},
 	{"deletes, failures and retries in one workspace leave the other", testWorkspaceDeletes},
 	{"communities, edits, conversations and re-embedding stay in their workspace", testWorkspaceRest},
+	{"dropping a workspace removes everything of it and nothing of another", testDropWorkspace},
 }
 
 const otherWorkspace = "team_b"

@@ -119,7 +119,7 @@ func New(t testing.TB, opt Options) *App {
 	}
 	embed, reindexer := reindexWith(store, client, opt, logger)
 	withReextraction(reindexer, embed, opt, logger)
-	ingester := graphrag.NewIngester(store, embed, graphrag.NewLLMExtractor(client), graphrag.IngestOptions{
+	ingester := graphrag.NewIngester(store, embed, extractorOf(client, store, graphrag.DefaultWorkspace), graphrag.IngestOptions{
 		Workers: 2, MaxBytes: opt.Limits.MaxUploadBytes,
 	}, logger)
 	done := make(chan struct{})
@@ -158,7 +158,7 @@ func New(t testing.TB, opt Options) *App {
 		a.spaces = &workspaces{ctx: ctx, store: store, client: client, logger: logger, open: map[string]*handlers.Workspace{},
 			def: &handlers.Workspace{Store: deps.Store, Ingester: deps.Ingester, Chat: deps.Chat, Retriever: deps.Retriever,
 				Reindex: deps.Reindex, Summaries: deps.Summaries, Status: deps.Status}}
-		deps.Workspaces = a.spaces.workspace
+		deps.Workspaces, deps.DropWorkspace = a.spaces.workspace, a.spaces.drop
 	}
 	a.Handler = handlers.New(deps)
 	a.deps, a.agent = deps, ag
