@@ -108,12 +108,11 @@ func (r *run) answerCompact(ctx context.Context, retries *int) (bool, []string, 
 	srcs := r.compactSources()
 	r.started(NodeGenerate, fmt.Sprintf("Writing the answer from %d sources", len(srcs)))
 	var b strings.Builder
-	// The question before the sources and again after them. Read first, it tells the model what to look for
-	// (asked last only, the 1.5B model answered "Who led Nexa AI's Series B round?" with the seed round's
-	// investor, and what an airline owes after denied boarding where the question asked what it must do
-	// before); asked again, it is the last thing read. The calls of one question still share the longest
-	// prefix in the server's prompt cache: the question and the first pass's sources.
-	b.WriteString("Question: " + r.st.question + "\n\n")
+	// Sources first and the question last: the calls of one question share the longest prefix. Asked
+	// before the sources as well, the 1.5B model read the Series B passage right (F09), but it also
+	// answered the question CI asks of three documents that cannot answer it ("From which gate did my
+	// Lufthansa flight ... leave last Friday?": "The flight left at the airport in Munich"), and listed
+	// every tier for the reference question (docs/benchmarks.md, session 7).
 	writeSources(&b, srcs)
 	writeKeyLines(&b, keyLines(r.st.question, srcs, localKeyLines))
 	// the case's value may be a row or fact below the four key lines (the policy's sentences hold more of

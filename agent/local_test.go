@@ -25,15 +25,15 @@ func localAgent(m *model) *agent.Agent {
 	return m.agent(agent.Config{Profile: agent.ProfileLocal}, nil, nil)
 }
 
-// The local profile answers the reference question in one call: the question first, then the sources, and
-// the question again last (the calls of one question share their prefix in the server's prompt cache), facts and reasoning before
+// The local profile answers the reference question in one call: sources first and the question last (so
+// the calls of one question share their prefix in the server's prompt cache), facts and reasoning before
 // the verdict, and the answer shown with the facts it rests on.
 func TestLocalProfileAnswersInOneCall(t *testing.T) {
 	m := newModel(t)
 	m.on(taskCompact, func(c call) llmtest.Reply {
 		user := c.LastUser()
-		if !strings.HasPrefix(user, "Question: "+c.question()+"\n\nSources:\n<data n=\"1\"") || !strings.HasSuffix(strings.TrimSpace(user), "Question: "+c.question()) {
-			t.Errorf("want the question, the sources and the question again:\n%s", user)
+		if !strings.HasPrefix(user, "Sources:\n<data n=\"1\"") || !strings.HasSuffix(strings.TrimSpace(user), "Question: "+c.question()) {
+			t.Errorf("want the sources first and the question last:\n%s", user)
 		}
 		if c.find("5921") == 0 || c.find("600 EUR") == 0 {
 			t.Errorf("the distance or the tiers are not among the sources:\n%s", user)
