@@ -16,8 +16,14 @@ import (
 // local profile gets one line per value of the key lines, saying which of the rules' thresholds of the same
 // unit it is above and below. It adds no fact: each number is in a source, with that source's number.
 
-// quantity finds a number with its unit: "5,921 km", "600 EUR", "30 days".
-var quantity = regexp.MustCompile(`(?i)\b(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)\s?(km|kilometres|kilometers|miles|eur|euros?|usd|dollars|days|hours|minutes|kg|%)\b`)
+// qty is a number and its unit, as two groups: "5,921 km", "600 EUR", "30 days".
+const qty = `(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)\s?(km|kilometres|kilometers|miles|eur|euros?|usd|dollars|days|hours|minutes|kg|%)\b`
+
+// quantity finds a number with its unit.
+var quantity = regexp.MustCompile(`(?i)\b` + qty)
+
+// number reads a number as qty matches it ("5,921").
+func number(s string) (float64, error) { return strconv.ParseFloat(strings.ReplaceAll(s, ",", ""), 64) }
 
 // amount is one quantity found in a source.
 type amount struct {
@@ -40,7 +46,7 @@ func unitOf(u string) string {
 func amounts(text string, n int) []amount {
 	var out []amount
 	for _, m := range quantity.FindAllStringSubmatch(text, -1) {
-		v, err := strconv.ParseFloat(strings.ReplaceAll(m[1], ",", ""), 64)
+		v, err := number(m[1])
 		if err != nil {
 			continue
 		}
@@ -129,7 +135,6 @@ type condition struct {
 }
 
 var (
-	qty         = `(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)\s?(km|kilometres|kilometers|miles|eur|euros?|usd|dollars|days|hours|minutes|kg|%)\b`
 	betweenCond = regexp.MustCompile(`(?i)\bbetween\s+` + qty + `\s+and\s+` + qty)
 	overCond    = regexp.MustCompile(`(?i)\b(?:over|more than|exceeds?|exceeding|above|longer than|greater than|beyond)\s+(?:the\s+)?` + qty)
 	underCond   = regexp.MustCompile(`(?i)\b(?:up to|under|less than|below|at most|shorter than|within)\s+(?:the\s+)?` + qty)
@@ -144,10 +149,7 @@ func ruleLines(s source, n int) []ruleLine {
 	for _, raw := range sentences(prose) {
 		line := oneLine(strings.TrimLeft(listItem.ReplaceAllString(strings.TrimSpace(raw), ""), "#> "))
 		var cs []condition
-		num := func(m string) float64 {
-			v, _ := strconv.ParseFloat(strings.ReplaceAll(m, ",", ""), 64)
-			return v
-		}
+		num := func(m string) float64 { v, _ := number(m); return v } // qty matched it: always a number
 		rest := line
 		for _, m := range betweenCond.FindAllStringSubmatch(rest, -1) {
 			if unitOf(m[2]) == unitOf(m[4]) {
@@ -162,10 +164,10 @@ func ruleLines(s source, n int) []ruleLine {
 			cs = append(cs, condition{unit: unitOf(m[2]), lo: -1, hi: num(m[1])})
 		}
 		for _, m := range orCond.FindAllStringSubmatch(rest, -1) {
-			if c := (condition{unit: unitOf(m[2]), lo: -1, hi: num(m[1])}); strings.EqualFold(m[3], "more") {
-				cs = append(cs, condition{unit: c.unit, lo: c.hi - 1e-9, hi: -1})
+			if v := num(m[1]); strings.EqualFold(m[3], "more") {
+				cs = append(cs, condition{unit: unitOf(m[2]), lo: v - 1e-9, hi: -1}) // "X or more": X itself meets it
 			} else {
-				cs = append(cs, c)
+				cs = append(cs, condition{unit: unitOf(m[2]), lo: -1, hi: v})
 			}
 		}
 		if len(cs) > 0 {
