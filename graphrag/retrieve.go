@@ -55,8 +55,10 @@ type Retrieval struct {
 //
 // A pass makes many reads, some in parallel, and a document replaced or deleted between two of them
 // would give it passages of both versions, or of neither: the pass reads the store's Generation before
-// and after itself and is made again when a replace or delete committed meanwhile, up to maxPasses
-// passes (the last is returned as it is).
+// and after itself and is made again when a replace or delete committed meanwhile. After heldAfter passes
+// that all met one, a store that can (CommitHolder) holds its commits off for the next, which then sees
+// one version of everything this process wrote; up to maxPasses passes in all (the last is returned as
+// it is, which only another process's commits can have disturbed).
 func (r *Retriever) Retrieve(ctx context.Context, queries []Query, opt RetrieveOptions) (Retrieval, error) {
 	opt = opt.withDefaults()
 	queries = dedupeQueries(queries)
@@ -67,12 +69,18 @@ func (r *Retriever) Retrieve(ctx context.Context, queries []Query, opt RetrieveO
 	if err != nil {
 		return Retrieval{}, fmt.Errorf("graphrag: retrieve: %w", err)
 	}
+	holder, canHold := r.store.(CommitHolder)
 	for pass := 1; ; pass++ {
-		out, err := r.retrieve(ctx, queries, opt)
-		if err != nil {
-			return out, err
+		var out Retrieval
+		var after uint64
+		if canHold && pass > heldAfter {
+			out, gen, after, err = r.heldPass(ctx, holder, queries, opt)
+		} else {
+			out, err = r.retrieve(ctx, queries, opt)
+			if err == nil {
+				after, err = r.store.Generation(ctx)
+			}
 		}
-		after, err := r.store.Generation(ctx)
 		if err != nil {
 			return Retrieval{}, fmt.Errorf("graphrag: retrieve: %w", err)
 		}
@@ -83,9 +91,28 @@ func (r *Retriever) Retrieve(ctx context.Context, queries []Query, opt RetrieveO
 	}
 }
 
+// heldPass makes a pass of Retrieve with the store's commits held off, and returns the generations of
+// the hold's start and end.
+func (r *Retriever) heldPass(ctx context.Context, holder CommitHolder, queries []Query, opt RetrieveOptions) (Retrieval, uint64, uint64, error) {
+	gen, release, err := holder.HoldCommits(ctx)
+	if err != nil {
+		return Retrieval{}, 0, 0, err
+	}
+	out, err := r.retrieve(ctx, queries, opt)
+	after, relErr := release()
+	if err != nil {
+		return Retrieval{}, 0, 0, err
+	}
+	return out, gen, after, relErr
+}
+
+// heldAfter is the number of passes of Retrieve made without holding commits off: most meet none, and a
+// hold makes every commit of the process wait for the pass.
+const heldAfter = 2
+
 // maxPasses bounds the passes of one Retrieve while replaces and deletes commit during them; each takes
 // tens of milliseconds, and a replace commits once its new version is ingested, so passes seldom meet
-// even one.
+// even one. Past heldAfter, only another process's commits can disturb a pass.
 const maxPasses = 5
 
 // retrieve is one pass of Retrieve over deduplicated queries.

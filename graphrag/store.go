@@ -85,13 +85,25 @@ type DocumentStore interface {
 	// its status done. A reader sees the old version or the new, never neither or both. A replaced document
 	// already gone is no error; a document that replaces none is only marked done.
 	ReplaceDocument(ctx context.Context, id string) error
-	// Generation is a number that every commit of DeleteDocument, ReplaceDocument and CommitReextract (the
-	// swap of a re-extracted graph) changes, in this process and in the others sharing the store. Reads
-	// made after one call and before another that returns the same number ran across no such commit, so
+	// Generation is a number that every commit of DeleteDocument, ReplaceDocument, CommitReextract (the
+	// swap of a re-extracted graph) and CommitReembed (the swap of vectors) changes, in this process and
+	// in the others sharing the store. Reads made after one call and before another that returns the same
+	// number ran across no such commit, so
 	// together they saw one version of every document and one graph (a retrieval pass reads it before and
 	// after itself and is made again when it changed). It never waits long: a call during such a commit
 	// returns once it is done.
 	Generation(ctx context.Context) (uint64, error)
+}
+
+// CommitHolder is a store that can hold this process's deletes, replaces and re-extraction commits off
+// while a reader makes reads that must see one version of everything. HoldCommits returns once no such
+// commit is running, with the Generation of that moment; those that start later wait until release is
+// called, which returns the Generation read just before it lets them go (a change between the two is
+// another process's commit). A retrieval pass that met commits on its first tries makes its next under
+// a hold, so that a stream of replaces (a folder uploaded again, a re-index) cannot give every try
+// passages of two versions.
+type CommitHolder interface {
+	HoldCommits(ctx context.Context) (gen uint64, release func() (uint64, error), err error)
 }
 
 // EmbeddingSpace is the embedding model and dimension vectors come from; vectors of two spaces are never

@@ -13,6 +13,7 @@ import (
 // Entities and relations it shares keep the other documents' provenance. Deleting an unknown document
 // does nothing.
 func (s *Store) DeleteDocument(ctx context.Context, id string) error {
+	// The gate before any other lock, as in every commit (graphrag.GenerationGate).
 	defer s.changing()()
 	err := s.write(ctx, func(ctx context.Context, tx neo4j.ManagedTransaction) error {
 		if err := deleteDocumentTx(ctx, tx, id); err != nil {

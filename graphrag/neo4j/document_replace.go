@@ -54,11 +54,12 @@ func (s *Store) ReuseChunks(ctx context.Context, reuse map[string]string) error 
 // their document beside the new version's): searches of this Store wait while it commits (searchMu), so
 // each finds either version whole. Another process's searches are not held back.
 func (s *Store) ReplaceDocument(ctx context.Context, id string) error {
+	// The gate before any other lock, as in every commit (graphrag.GenerationGate).
+	defer s.changing()()
 	s.spaceMu.RLock()
 	defer s.spaceMu.RUnlock()
 	s.searchMu.Lock()
 	defer s.searchMu.Unlock()
-	defer s.changing()()
 	err := s.write(ctx, func(ctx context.Context, tx neo4j.ManagedTransaction) error {
 		if err := s.replaceDocument(ctx, tx, id); err != nil {
 			return err

@@ -176,11 +176,12 @@ func keepIfReextracting(ctx context.Context, tx neo4j.ManagedTransaction, chunkI
 // Neo4j's reads are read-committed, so this Store's searches and readers of the generation wait while it
 // commits (searchMu, changing), as for a replace; another process's are not held back.
 func (s *Store) CommitReextract(ctx context.Context) error {
+	// The gate before any other lock, as in every commit (graphrag.GenerationGate).
+	defer s.changing()()
 	s.spaceMu.RLock()
 	defer s.spaceMu.RUnlock()
 	s.searchMu.Lock()
 	defer s.searchMu.Unlock()
-	defer s.changing()()
 	var n int
 	err := s.write(ctx, func(ctx context.Context, tx neo4j.ManagedTransaction) error {
 		var err error

@@ -240,6 +240,8 @@ func (s *Store) StageEmbeddings(ctx context.Context, chunks, relations map[strin
 // slot's index and vectors. Writes of vectors by this Store wait meanwhile (spaceMu); searches wait only
 // for the flip (searchMu), so none queries an index that is being dropped.
 func (s *Store) CommitReembed(ctx context.Context) error {
+	// The gate before any other lock, as in every commit (graphrag.GenerationGate).
+	defer s.changing()()
 	s.spaceMu.Lock()
 	defer s.spaceMu.Unlock()
 	old := s.space.Load()
@@ -267,9 +269,14 @@ func (s *Store) CommitReembed(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		return exec(ctx, tx, `MATCH (m:Meta {id: $id})
+		err = exec(ctx, tx, `MATCH (m:Meta {id: $id})
 			SET m.vectorSlot = $slot, m.embedDim = $dim, m.embedModel = $model, m.reembedDim = null, m.reembedModel = null`,
 			map[string]any{"id": metaID, "slot": next, "dim": target.Dim, "model": target.Model})
+		if err != nil {
+			return err
+		}
+		// A retrieval pass across the swap would search two spaces: it is counted as a change.
+		return countChange(ctx, tx)
 	})
 	if err != nil {
 		return fmt.Errorf("neo4j: commit re-embedding: %w", err)

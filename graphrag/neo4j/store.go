@@ -56,7 +56,7 @@ type Store struct {
 	// before or after a replace's commit (exclusive), never across it.
 	spaceMu, searchMu sync.RWMutex
 	// gen keeps Generation from reading across this process's deletes and replaces (generation.go).
-	gen generationGate
+	gen graphrag.GenerationGate
 
 	// openOpt is what Open was given, which workspaces open with (workspace.go). workspace is the ID of a
 	// workspace's Store ("" for the default), root the store it came from, which keeps the workspaces'

@@ -14,9 +14,10 @@ import (
 // person can always free room by deleting; the log is then checkpointed into the file, whose freed pages
 // later writes reuse.
 func (s *Store) DeleteDocument(ctx context.Context, id string) error {
+	// The gate before any other lock, as in every commit (graphrag.GenerationGate).
+	defer s.changing()()
 	s.vecMu.Lock()
 	defer s.vecMu.Unlock()
-	defer s.changing()()
 	chunkSeqs, err := s.deleteDocument(ctx, id)
 	if isFull(err) && s.releaseReserve() {
 		chunkSeqs, err = s.deleteDocument(ctx, id)

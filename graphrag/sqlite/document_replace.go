@@ -75,11 +75,12 @@ func (s *Store) ReuseChunks(ctx context.Context, reuse map[string]string) error 
 // makes its chunks searchable, in one transaction. Vector searches wait while it commits and swaps the
 // in-memory vectors, so none scans one version and reads the chunks of the other.
 func (s *Store) ReplaceDocument(ctx context.Context, id string) error {
+	// The gate before any other lock, as in every commit (graphrag.GenerationGate).
+	defer s.changing()()
 	s.vecMu.Lock()
 	defer s.vecMu.Unlock()
 	s.swapMu.Lock()
 	defer s.swapMu.Unlock()
-	defer s.changing()()
 	var oldChunks []int64
 	var vectors map[int64][]float32
 	var before, after int64

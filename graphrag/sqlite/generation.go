@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"sync"
 )
 
 // metaGeneration is the key of the meta table that counts the commits of DeleteDocument, ReplaceDocument
@@ -15,18 +14,14 @@ import (
 // Generation read after it does too.
 const metaGeneration = "generation"
 
-// generation holds this Store's readers of the count off while one of its deletes or replaces commits and
-// swaps its in-memory vectors (mu exclusive from before the transaction until the swap is done, shared by
-// Generation): a reader can never read the count of before a commit after searching the vectors it left.
-type generation struct {
-	mu sync.RWMutex
-}
-
-// Generation returns the number of deletes, replaces and re-extraction commits the file has recorded,
+// Generation returns the number of deletes, replaces, re-extraction and re-embedding commits the file has recorded,
 // waiting while one of this Store's commits.
 func (s *Store) Generation(ctx context.Context) (uint64, error) {
-	s.gen.mu.RLock()
-	defer s.gen.mu.RUnlock()
+	return s.gen.Read(ctx, s.generation)
+}
+
+// generation reads the count, inside the gate (s.gen).
+func (s *Store) generation(ctx context.Context) (uint64, error) {
 	var n int64
 	err := s.reader.QueryRowContext(ctx, `SELECT coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = ?), 0)`,
 		metaGeneration).Scan(&n)
@@ -38,10 +33,7 @@ func (s *Store) Generation(ctx context.Context) (uint64, error) {
 
 // changing holds readers of Generation off until the returned func is called, after a delete or replace
 // committed (or failed) and its in-memory vectors were changed.
-func (s *Store) changing() (done func()) {
-	s.gen.mu.Lock()
-	return s.gen.mu.Unlock
-}
+func (s *Store) changing() (done func()) { return s.gen.Changing() }
 
 // countChange adds the commit of tx to the generation.
 func countChange(ctx context.Context, tx *sql.Tx) error {
@@ -51,4 +43,10 @@ func countChange(ctx context.Context, tx *sql.Tx) error {
 		return fmt.Errorf("count the change: %w", err)
 	}
 	return nil
+}
+
+// HoldCommits holds this Store's deletes, replaces, re-extraction and re-embedding commits off until release is called
+// (graphrag.CommitHolder), once the one running, if any, is done.
+func (s *Store) HoldCommits(ctx context.Context) (uint64, func() (uint64, error), error) {
+	return s.gen.Hold(ctx, s.generation)
 }

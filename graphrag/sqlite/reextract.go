@@ -165,6 +165,8 @@ func keepIfReextracting(ctx context.Context, tx *sql.Tx, chunkID string) error {
 // graphrag.ReextractStore) and counts it in the generation. Readers see the old graph until it commits
 // (WAL snapshots); the in-memory vectors are the chunks' and do not change.
 func (s *Store) CommitReextract(ctx context.Context) error {
+	// The gate before any other lock, as in every commit (graphrag.GenerationGate).
+	defer s.changing()()
 	s.spaceMu.RLock()
 	defer s.spaceMu.RUnlock()
 	var n int

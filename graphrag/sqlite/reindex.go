@@ -169,6 +169,8 @@ func (s *Store) StageEmbeddings(ctx context.Context, chunks, relations map[strin
 // transaction, then swaps the in-memory vectors. No vector write of this Store runs meanwhile (vecMu and
 // spaceMu), searches wait only for the swap, and until the commit they read the old vectors as before.
 func (s *Store) CommitReembed(ctx context.Context) error {
+	// The gate before any other lock, as in every commit (graphrag.GenerationGate).
+	defer s.changing()()
 	s.vecMu.Lock()
 	defer s.vecMu.Unlock()
 	s.spaceMu.Lock()
@@ -213,6 +215,10 @@ func (s *Store) CommitReembed(ctx context.Context) error {
 			return err
 		}
 		if err := setMeta(ctx, tx, metaEmbedModel, target.Model); err != nil {
+			return err
+		}
+		// A retrieval pass across the swap would search two spaces: it is counted as a change.
+		if err := countChange(ctx, tx); err != nil {
 			return err
 		}
 		after, err = changeCount(ctx, tx)

@@ -71,7 +71,7 @@ type Store struct {
 	// termDocs caches how many chunks hold each searched word (text_search.go).
 	termDocs termCounts
 	// gen counts deletes and replaces for readers that must see one version (generation.go).
-	gen    generation
+	gen    graphrag.GenerationGate
 	logger *slog.Logger
 
 	state   openState

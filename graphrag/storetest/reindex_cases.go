@@ -143,8 +143,16 @@ func testReembedAnotherDimension(t *testing.T, f *fixture) {
 	if n, r := f.stageAll(vectors, axisIn(newDim, 2), 2); n != 3 || r != 1 {
 		t.Errorf("ReembedTodo listed %d passages and %d facts after 3 were staged, want 3 and 1", n, r)
 	}
+	before, err := f.s.Generation(f.ctx)
+	if err != nil {
+		t.Fatalf("Generation: %v", err)
+	}
 	if err := f.s.CommitReembed(f.ctx); err != nil {
 		t.Fatalf("CommitReembed: %v", err)
+	}
+	// A retrieval pass across the swap would have searched two spaces: the swap is a change.
+	if after, err := f.s.Generation(f.ctx); err != nil || after == before {
+		t.Errorf("Generation after CommitReembed = %d, %v; want another than %d", after, err, before)
 	}
 
 	if got := f.s.EmbeddingSpace(); got != target {

@@ -3,6 +3,7 @@ package storetest
 import (
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/hopwise/hopwise/graphrag"
 )
@@ -10,6 +11,7 @@ import (
 func init() {
 	graphCases = append(graphCases, testCase{"LinkCandidates reads keys and name words without provenance", testLinkCandidates})
 	replaceCases = append(replaceCases, testCase{"Generation changes with every delete, replace and re-extraction commit, and only then", testGeneration})
+	replaceCases = append(replaceCases, testCase{"HoldCommits holds this process's replaces and deletes off until released", testHoldCommits})
 }
 
 // testLinkCandidates: the keys come back in the order asked, unknown ones skipped, and the words' matches
@@ -124,4 +126,84 @@ func testGeneration(t *testing.T, f *fixture) {
 	if g := gen(); g == g2 || g == g1 || g == g0 {
 		t.Errorf("Generation after a re-extraction's commit = %d, want another than %d, %d and %d", g, g0, g1, g2)
 	}
+}
+
+// testHoldCommits: a replace and a delete started during a hold wait for its release, while searches
+// and reads of the graph (what a held retrieval pass makes) go on; the hold's two generations are equal,
+// and the commits are counted once they are let go.
+func testHoldCommits(t *testing.T, f *fixture) {
+	holder, ok := f.s.(graphrag.CommitHolder)
+	if !ok {
+		t.Skipf("%T does not hold commits", f.s)
+	}
+	a := f.doc("a.txt", "version 1")
+	ca := f.chunks(a, "Munich to Delhi is 5,921 km.")
+	f.embedAll(ca)
+	f.extract(ca[0].ID, []graphrag.Entity{ent("Munich", "CITY", "city")})
+	b := f.doc("b.txt", "other")
+	f.embedAll(f.chunks(b, "Lufthansa flies from Munich."))
+	a2 := f.staged(a, "version 2")
+	f.embedAll(f.chunks(a2, "Munich to Delhi is 5,922 km."))
+
+	gen, release, err := holder.HoldCommits(f.ctx)
+	if err != nil {
+		t.Fatalf("HoldCommits: %v", err)
+	}
+	committed := make(chan string, 2)
+	go func() {
+		if err := f.s.ReplaceDocument(f.ctx, a2.ID); err != nil {
+			t.Errorf("ReplaceDocument during a hold: %v", err)
+		}
+		committed <- "replace"
+	}()
+	go func() {
+		if err := f.s.DeleteDocument(f.ctx, b.ID); err != nil {
+			t.Errorf("DeleteDocument during a hold: %v", err)
+		}
+		committed <- "delete"
+	}()
+	// The commits are waiting (or about to): reads that a pass makes still answer, and see the old
+	// version and the document not yet deleted.
+	time.Sleep(200 * time.Millisecond)
+	for range 3 {
+		got, err := f.s.SearchText(f.ctx, "Munich", 5)
+		if err != nil || !sameSet(docIDsOf(got), []string{a.ID, b.ID}) {
+			t.Errorf("SearchText during a hold = %v, %v; want the passages of %s and %s", docIDsOf(got), err, a.ID, b.ID)
+		}
+		if _, err := f.s.SearchVector(f.ctx, axis(0), 5); err != nil {
+			t.Errorf("SearchVector during a hold: %v", err)
+		}
+		if _, err := f.s.Neighborhood(f.ctx, []string{ent("Munich", "CITY", "").Key}, 2, 10); err != nil {
+			t.Errorf("Neighborhood during a hold: %v", err)
+		}
+	}
+	select {
+	case c := <-committed:
+		t.Errorf("the %s committed during the hold", c)
+	default:
+	}
+	after, err := release()
+	if err != nil || after != gen {
+		t.Errorf("release() = %d, %v; want %d, the generation the hold began with", after, err, gen)
+	}
+	for range 2 {
+		select {
+		case <-committed:
+		case <-time.After(30 * time.Second):
+			t.Fatalf("the commits held off did not run within 30 s of the release")
+		}
+	}
+	if g, err := f.s.Generation(f.ctx); err != nil || g < gen+2 {
+		t.Errorf("Generation after the release = %d, %v; want at least %d (the replace and the delete)", g, err, gen+2)
+	}
+}
+
+func docIDsOf(cs []graphrag.ScoredChunk) []string {
+	var out []string
+	for _, c := range cs {
+		if !slices.Contains(out, c.DocID) {
+			out = append(out, c.DocID)
+		}
+	}
+	return out
 }
