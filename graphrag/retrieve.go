@@ -46,6 +46,9 @@ type Retrieval struct {
 	// Bridges name the entities the best facts lead to, searched again with the first query (see
 	// bridgeQueries).
 	Bridges []string
+	// Passes is how many passes Retrieve made: more than one when replaces or deletes committed during
+	// the first (see Retrieve).
+	Passes int
 }
 
 // Retrieve searches for every query by BM25 and vectors and, with opt.Graph, walks the graph from the
@@ -85,6 +88,7 @@ func (r *Retriever) Retrieve(ctx context.Context, queries []Query, opt RetrieveO
 			return Retrieval{}, fmt.Errorf("graphrag: retrieve: %w", err)
 		}
 		if after == gen || pass == maxPasses {
+			out.Passes = pass
 			return out, nil
 		}
 		gen = after

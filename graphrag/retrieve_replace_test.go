@@ -53,8 +53,8 @@ func TestRetrievalDuringReplacesSeesOneVersion(t *testing.T) {
 				docs := passVersions(res)
 				if err != nil || len(docs) != 1 || len(res.Chunks) != len(squadronBases) {
 					if bad.Add(1) <= 3 {
-						t.Errorf("a pass during the replaces found %d passages, of versions %v (in all its lists), %v; want the %d of one",
-							len(res.Chunks), docs, err, len(squadronBases))
+						t.Errorf("a pass during the replaces found %d passages, of versions %v (in all its lists), %v, in %d tries; want the %d of one",
+							len(res.Chunks), docs, err, res.Passes, len(squadronBases))
 					}
 					return
 				}
