@@ -19,7 +19,7 @@ func parseCSV(name string, r io.Reader, lim Limits) (Parsed, error) {
 		return Parsed{}, err
 	}
 	w := newMDWriter(lim.MaxInflated)
-	w.table(rows)
+	w.Table(rows)
 	if w.err != nil {
 		return Parsed{}, w.err
 	}

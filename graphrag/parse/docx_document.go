@@ -165,14 +165,14 @@ func (d *docxWalk) endParagraph() {
 	}
 	switch {
 	case level > 0:
-		d.w.heading(level, text)
+		d.w.Heading(level, text)
 		if d.firstHeading == "" {
 			d.firstHeading = strings.Join(strings.Fields(text), " ")
 		}
 	case d.numbered || level < 0:
-		d.w.listItem(d.level, text)
+		d.w.ListItem(d.level, text)
 	default:
-		d.w.paragraph(text)
+		d.w.Paragraph(text)
 	}
 }
 
@@ -194,6 +194,6 @@ func (d *docxWalk) endRow() {
 
 func (d *docxWalk) endTable() {
 	d.endRow()
-	d.w.table(d.rows)
+	d.w.Table(d.rows)
 	d.rows = nil
 }

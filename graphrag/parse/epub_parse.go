@@ -6,9 +6,8 @@ import (
 	"fmt"
 	"io"
 
-	"golang.org/x/net/html"
-
 	"github.com/hopwise/hopwise/graphrag/parse/epub"
+	"github.com/hopwise/hopwise/graphrag/parse/html"
 )
 
 // parseEPUB writes the chapters of a book in reading order, each read like an
@@ -28,11 +27,11 @@ func parseEPUB(name string, r io.Reader, lim Limits) (Parsed, error) {
 	w := newMDWriter(lim.MaxInflated)
 	firstHeading := ""
 	for _, ch := range book.Chapters {
-		hw := &htmlWalk{w: w}
-		if err := hw.run(html.NewTokenizer(bytes.NewReader(ch))); err != nil {
+		page, err := html.Walk(bytes.NewReader(ch), w)
+		if err != nil {
 			return Parsed{}, err
 		}
-		firstHeading = cmp.Or(firstHeading, hw.h1)
+		firstHeading = cmp.Or(firstHeading, page.H1)
 	}
 	if w.err != nil {
 		return Parsed{}, w.err

@@ -100,28 +100,3 @@ func cleanTitle(s string) string {
 	r := []rune(s)
 	return strings.TrimSpace(string(r[:199])) + "…"
 }
-
-// countingReader stops with ErrTooLarge once more than max bytes have been
-// read through it; n is shared so several readers can draw on one budget.
-type countingReader struct {
-	r    io.Reader
-	n    *int64
-	max  int64
-	what string // what is counted, for the message
-}
-
-func (c *countingReader) Read(p []byte) (int, error) {
-	if *c.n > c.max {
-		return 0, c.tooLarge()
-	}
-	k, err := c.r.Read(p)
-	*c.n += int64(k)
-	if *c.n > c.max {
-		return k, c.tooLarge()
-	}
-	return k, err
-}
-
-func (c *countingReader) tooLarge() error {
-	return fmt.Errorf("%w: %s: more than %d bytes", ErrTooLarge, c.what, c.max)
-}

@@ -16,9 +16,9 @@ type mdWriter struct {
 	pages    []Page
 }
 
-// page records that what is written next belongs to page n (from 1), unless
+// Page records that what is written next belongs to page n (from 1), unless
 // the last page recorded is n already.
-func (w *mdWriter) page(n int) {
+func (w *mdWriter) Page(n int) {
 	if len(w.pages) > 0 && w.pages[len(w.pages)-1].Number == n {
 		return
 	}
@@ -28,6 +28,10 @@ func (w *mdWriter) page(n int) {
 func newMDWriter(max int64) *mdWriter { return &mdWriter{max: max} }
 
 func (w *mdWriter) String() string { return w.b.String() }
+
+// Err is ErrTooLarge once the Markdown passed its cap, else nil: the format
+// packages that write through the writer (html, docx, pdf) stop at it.
+func (w *mdWriter) Err() error { return w.err }
 
 func (w *mdWriter) write(s string, list bool) {
 	if w.err != nil {
@@ -47,9 +51,9 @@ func (w *mdWriter) write(s string, list bool) {
 	}
 }
 
-// paragraph writes text as one paragraph, escaping line starts that
+// Paragraph writes text as one paragraph, escaping line starts that
 // Markdown would read as structure.
-func (w *mdWriter) paragraph(text string) {
+func (w *mdWriter) Paragraph(text string) {
 	var lines []string
 	for line := range strings.SplitSeq(text, "\n") {
 		if line = strings.TrimSpace(line); line != "" {
@@ -61,8 +65,8 @@ func (w *mdWriter) paragraph(text string) {
 	}
 }
 
-// heading writes an ATX heading; level is clamped to 1..6.
-func (w *mdWriter) heading(level int, text string) {
+// Heading writes an ATX heading; level is clamped to 1..6.
+func (w *mdWriter) Heading(level int, text string) {
 	text = strings.Join(strings.Fields(text), " ")
 	if text == "" {
 		return
@@ -71,8 +75,8 @@ func (w *mdWriter) heading(level int, text string) {
 	w.write(strings.Repeat("#", level)+" "+strings.TrimRight(text, "#"), false)
 }
 
-// listItem writes "- text" indented two spaces per depth (0 is top level).
-func (w *mdWriter) listItem(depth int, text string) {
+// ListItem writes "- text" indented two spaces per depth (0 is top level).
+func (w *mdWriter) ListItem(depth int, text string) {
 	text = strings.Join(strings.Fields(text), " ")
 	if text == "" {
 		return
@@ -81,8 +85,11 @@ func (w *mdWriter) listItem(depth int, text string) {
 	w.write(strings.Repeat("  ", depth)+"- "+text, true)
 }
 
-// code writes a fenced code block longer than any backtick run inside.
-func (w *mdWriter) code(text string) {
+// Quote writes text as one block quote line, escaped like a paragraph's.
+func (w *mdWriter) Quote(text string) { w.write("> "+escapeLineStart(text), false) }
+
+// Code writes a fenced code block longer than any backtick run inside.
+func (w *mdWriter) Code(text string) {
 	text = strings.Trim(text, "\n")
 	if strings.TrimSpace(text) == "" {
 		return
@@ -94,9 +101,9 @@ func (w *mdWriter) code(text string) {
 	w.write(fence+"\n"+text+"\n"+fence, false)
 }
 
-// table writes rows as a pipe table, the first row as its header. Rows are
+// Table writes rows as a pipe table, the first row as its header. Rows are
 // padded to the widest row; empty rows are dropped.
-func (w *mdWriter) table(rows [][]string) {
+func (w *mdWriter) Table(rows [][]string) {
 	var kept [][]string
 	width := 0
 	for _, row := range rows {
@@ -114,7 +121,7 @@ func (w *mdWriter) table(rows [][]string) {
 		return
 	}
 	if width == 1 && len(kept) == 1 {
-		w.paragraph(kept[0][0])
+		w.Paragraph(kept[0][0])
 		return
 	}
 	var b strings.Builder

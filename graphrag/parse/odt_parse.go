@@ -27,16 +27,16 @@ func parseODT(name string, r io.Reader, lim Limits) (Parsed, error) {
 	for _, b := range doc.Blocks {
 		switch {
 		case b.Rows != nil:
-			w.table(b.Rows)
+			w.Table(b.Rows)
 		case b.Level > 0:
-			w.heading(b.Level, b.Text)
+			w.Heading(b.Level, b.Text)
 			if title == "" {
 				title = b.Text
 			}
 		case b.Item:
-			w.listItem(b.Depth, b.Text)
+			w.ListItem(b.Depth, b.Text)
 		default:
-			w.paragraph(b.Text)
+			w.Paragraph(b.Text)
 		}
 	}
 	if w.err != nil {

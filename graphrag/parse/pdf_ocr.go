@@ -63,9 +63,9 @@ func ocrPDF(data []byte, pages int, lim Limits, tools ocr.Tools, timeout time.Du
 	}
 	w := newMDWriter(lim.MaxInflated)
 	for i, text := range texts {
-		w.page(i + 1)
+		w.Page(i + 1)
 		for para := range strings.SplitSeq(normalizeNewlines(text), "\n\n") {
-			w.paragraph(para)
+			w.Paragraph(para)
 		}
 	}
 	if w.err != nil {

@@ -134,14 +134,14 @@ func writePDFLines(w *mdWriter, lines []pdfLine) {
 	levels := headingLevels(paras, body)
 	for _, p := range paras {
 		if p[0].page > 0 {
-			w.page(p[0].page) // a page's first line always starts a paragraph
+			w.Page(p[0].page) // a page's first line always starts a paragraph
 		}
 		if lvl := levels[roundSize(p[0].size)]; lvl > 0 && isPDFHeading(p, body) {
 			texts := make([]string, len(p))
 			for i, l := range p {
 				texts[i] = l.text
 			}
-			w.heading(lvl, strings.Join(texts, " "))
+			w.Heading(lvl, strings.Join(texts, " "))
 			continue
 		}
 		writePDFParagraph(w, p)
@@ -156,9 +156,9 @@ func writePDFParagraph(w *mdWriter, p []pdfLine) {
 			return
 		}
 		if item {
-			w.listItem(0, strings.Join(lines, " "))
+			w.ListItem(0, strings.Join(lines, " "))
 		} else {
-			w.paragraph(strings.Join(lines, "\n"))
+			w.Paragraph(strings.Join(lines, "\n"))
 		}
 		lines = nil
 	}

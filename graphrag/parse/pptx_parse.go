@@ -31,23 +31,23 @@ func parsePPTX(name string, r io.Reader, lim Limits) (Parsed, error) {
 		if len(s.Blocks) == 0 && len(s.Notes) == 0 && s.Title == "" {
 			continue
 		}
-		w.page(s.Number)
+		w.Page(s.Number)
 		heading := fmt.Sprintf("Slide %d", s.Number)
 		if s.Title != "" {
 			heading += ": " + s.Title
 			firstTitle = cmp.Or(firstTitle, s.Title)
 		}
-		w.heading(1, heading)
+		w.Heading(1, heading)
 		for _, b := range s.Blocks {
 			if b.Rows != nil {
-				w.table(b.Rows)
+				w.Table(b.Rows)
 				continue
 			}
-			w.paragraph(strings.Join(b.Lines, "\n"))
+			w.Paragraph(strings.Join(b.Lines, "\n"))
 		}
 		if len(s.Notes) > 0 {
-			w.heading(2, "Notes")
-			w.paragraph(strings.Join(s.Notes, "\n"))
+			w.Heading(2, "Notes")
+			w.Paragraph(strings.Join(s.Notes, "\n"))
 		}
 	}
 	if w.err != nil {

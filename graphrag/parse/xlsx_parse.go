@@ -26,9 +26,9 @@ func parseXLSX(name string, r io.Reader, lim Limits) (Parsed, error) {
 	}
 	w := newMDWriter(lim.MaxInflated)
 	for _, s := range wb.Sheets {
-		w.page(s.Number)
-		w.heading(1, s.Name)
-		w.table(s.Rows)
+		w.Page(s.Number)
+		w.Heading(1, s.Name)
+		w.Table(s.Rows)
 	}
 	if w.err != nil {
 		return Parsed{}, w.err

@@ -1,4 +1,9 @@
-package parse
+// Package html reads the visible text of an HTML page with the tokenizer of
+// golang.org/x/net/html, block by block (headings, paragraphs, list items,
+// block quotes, preformatted text and the outermost table of a nest), and
+// writes each block to a Writer: parse's Markdown writer. EPUB chapters are
+// read with Walk too.
+package html
 
 import (
 	"bufio"
@@ -13,44 +18,69 @@ import (
 	"golang.org/x/net/html/atom"
 	"golang.org/x/net/html/charset"
 	"golang.org/x/text/transform"
+
+	"github.com/hopwise/hopwise/graphrag/parse/parseerr"
 )
 
-// parseHTML streams an HTML page through the tokenizer, writing its visible
-// text as Markdown blocks.
-func parseHTML(name string, r io.Reader, lim Limits) (Parsed, error) {
+// Writer receives the blocks of a page in order. Err is non-nil once the
+// writer will take no more (its output passed its cap): the walk stops with it.
+type Writer interface {
+	Heading(level int, text string)
+	Paragraph(text string)
+	ListItem(depth int, text string)
+	Quote(text string)
+	Code(text string)
+	Table(rows [][]string)
+	Err() error
+}
+
+// Page is what a walk found besides the blocks: the text of the title element
+// and of the first h1, each with its white space collapsed ("" when absent).
+type Page struct {
+	Title string
+	H1    string
+}
+
+// Read streams an HTML page from r (at most maxBytes bytes, else
+// parseerr.ErrTooLarge) through the tokenizer, writing its visible text to w.
+// The first 1,024 bytes are checked to be text (parseerr.ErrEmpty,
+// parseerr.ErrBinary) and give the character set, which is decoded to UTF-8.
+func Read(r io.Reader, maxBytes int64, w Writer) (Page, error) {
 	var n int64
-	br := bufio.NewReaderSize(&countingReader{r: r, n: &n, max: lim.MaxBytes, what: "input"}, 1024)
+	br := bufio.NewReaderSize(&countingReader{r: r, n: &n, max: maxBytes, what: "input"}, 1024)
 	head, err := br.Peek(1024)
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
-		return Parsed{}, fmt.Errorf("read: %w", err)
+		return Page{}, fmt.Errorf("read: %w", err)
 	}
 	if len(bytes.TrimSpace(bytes.TrimPrefix(head, []byte("\uFEFF")))) == 0 {
-		return Parsed{}, fmt.Errorf("%w: empty or whitespace only", ErrEmpty)
+		return Page{}, fmt.Errorf("%w: empty or whitespace only", parseerr.ErrEmpty)
 	}
 	if i := bytes.IndexByte(head, 0); i >= 0 {
-		return Parsed{}, fmt.Errorf("%w: NUL byte at offset %d", ErrBinary, i)
+		return Page{}, fmt.Errorf("%w: NUL byte at offset %d", parseerr.ErrBinary, i)
 	}
 	if ct := http.DetectContentType(head); !strings.HasPrefix(ct, "text/") {
-		return Parsed{}, fmt.Errorf("%w: content sniffed as %s", ErrBinary, ct)
+		return Page{}, fmt.Errorf("%w: content sniffed as %s", parseerr.ErrBinary, ct)
 	}
 	var src io.Reader = br
 	if enc, encName, _ := charset.DetermineEncoding(head, ""); encName != "utf-8" {
 		src = transform.NewReader(br, enc.NewDecoder())
 	}
-	hw := &htmlWalk{w: newMDWriter(lim.MaxInflated)}
-	if err := hw.run(html.NewTokenizer(src)); err != nil {
-		return Parsed{}, err
+	return Walk(src, w)
+}
+
+// Walk writes the visible text of the HTML read from r to w, as it is (UTF-8
+// expected, invalid bytes replaced): Read after its checks, or an EPUB chapter.
+func Walk(r io.Reader, w Writer) (Page, error) {
+	hw := &htmlWalk{w: w}
+	if err := hw.run(html.NewTokenizer(r)); err != nil {
+		return Page{}, err
 	}
-	title := hw.title
-	if title == "" {
-		title = hw.h1
-	}
-	return Parsed{Title: cleanTitle(title), Format: "html", Markdown: hw.w.String()}, nil
+	return Page{Title: hw.title, H1: hw.h1}, nil
 }
 
 // htmlWalk is the state of the block-aware walk over HTML tokens.
 type htmlWalk struct {
-	w       *mdWriter
+	w       Writer
 	para    inlineText // text of the block being read
 	cell    inlineText // text of the table cell being read
 	pre     strings.Builder
@@ -81,7 +111,7 @@ func (h *htmlWalk) run(z *html.Tokenizer) error {
 			if h.tables > 0 {
 				h.endTable()
 			}
-			return h.w.err
+			return h.w.Err()
 		case html.TextToken:
 			h.text(string(z.Text()))
 		case html.StartTagToken, html.SelfClosingTagToken:
@@ -91,8 +121,8 @@ func (h *htmlWalk) run(z *html.Tokenizer) error {
 			tag, _ := z.TagName()
 			h.end(atom.Lookup(tag))
 		}
-		if h.w.err != nil {
-			return h.w.err
+		if h.w.Err() != nil {
+			return h.w.Err()
 		}
 	}
 }
@@ -222,7 +252,7 @@ func (h *htmlWalk) text(s string) {
 	switch {
 	case h.inTitle:
 		if h.title == "" {
-			h.title = cleanTitle(s)
+			h.title = strings.Join(strings.Fields(s), " ")
 		}
 	case h.inHead:
 	case h.inCell:
@@ -247,7 +277,7 @@ func (h *htmlWalk) blockBreak() {
 func (h *htmlWalk) flush() {
 	if code := h.pre.String(); code != "" {
 		h.pre.Reset()
-		h.w.code(code)
+		h.w.Code(code)
 	}
 	s := h.para.take()
 	if s == "" {
@@ -255,16 +285,16 @@ func (h *htmlWalk) flush() {
 	}
 	switch {
 	case h.heading > 0:
-		h.w.heading(h.heading, s)
+		h.w.Heading(h.heading, s)
 		if h.heading == 1 && h.h1 == "" {
 			h.h1 = s
 		}
 	case h.lists > 0:
-		h.w.listItem(h.lists-1, s)
+		h.w.ListItem(h.lists-1, s)
 	case h.quotes > 0:
-		h.w.write("> "+escapeLineStart(s), false)
+		h.w.Quote(s)
 	default:
-		h.w.paragraph(s)
+		h.w.Paragraph(s)
 	}
 }
 
@@ -286,7 +316,7 @@ func (h *htmlWalk) endRow() {
 func (h *htmlWalk) endTable() {
 	h.endRow()
 	h.flush()
-	h.w.table(h.rows)
+	h.w.Table(h.rows)
 	h.rows = nil
 	h.tables = 0
 }
@@ -316,4 +346,30 @@ func (t *inlineText) take() string {
 	t.b.Reset()
 	t.space = false
 	return s
+}
+
+// countingReader stops with parseerr.ErrTooLarge once more than max bytes
+// have been read through it; n is shared so several readers can draw on one
+// budget.
+type countingReader struct {
+	r    io.Reader
+	n    *int64
+	max  int64
+	what string // what is counted, for the message
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	if *c.n > c.max {
+		return 0, c.tooLarge()
+	}
+	k, err := c.r.Read(p)
+	*c.n += int64(k)
+	if *c.n > c.max {
+		return k, c.tooLarge()
+	}
+	return k, err
+}
+
+func (c *countingReader) tooLarge() error {
+	return fmt.Errorf("%w: %s: more than %d bytes", parseerr.ErrTooLarge, c.what, c.max)
 }
