@@ -1,10 +1,11 @@
 // Package parse turns uploaded documents (.txt, .md, .html, .pdf, .docx,
 // .xlsx, .pptx, .csv, .epub, .odt) into Markdown, so that one chunker serves
 // every format: headings as "#", list items as "- ", tables as pipe tables
-// and paragraphs separated by blank lines. The HTML, spreadsheet, slide, CSV,
-// EPUB, OpenDocument and OCR readers are packages of their own (html, xlsx,
-// pptx, csvtable, epub, odt, ocr); parse writes their Markdown (html through
-// the Writer it asks for, which parse's Markdown writer is).
+// and paragraphs separated by blank lines. The HTML, Word, spreadsheet,
+// slide, CSV, EPUB, OpenDocument and OCR readers are packages of their own
+// (html, docx, xlsx, pptx, csvtable, epub, odt, ocr); parse writes their
+// Markdown (html and docx through the Writer each asks for, which parse's
+// Markdown writer is).
 //
 // Parse reads its input once, through a size limit, and never panics: input
 // that cannot be read is reported with one of the sentinel errors below,

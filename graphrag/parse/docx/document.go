@@ -1,4 +1,4 @@
-package parse
+package docx
 
 import (
 	"encoding/xml"
@@ -7,10 +7,10 @@ import (
 	"strings"
 )
 
-// docxWalk turns the WordprocessingML of word/document.xml into Markdown.
+// docxWalk writes the WordprocessingML of word/document.xml as blocks.
 // It matches element local names only, so namespace prefixes do not matter.
 type docxWalk struct {
-	w            *mdWriter
+	w            Writer
 	styles       map[string]int
 	firstHeading string
 
@@ -37,7 +37,7 @@ func (d *docxWalk) run(dec *xml.Decoder) error {
 			if d.tables > 0 {
 				d.endTable()
 			}
-			return d.w.err
+			return d.w.Err()
 		}
 		if err != nil {
 			return err
@@ -52,8 +52,8 @@ func (d *docxWalk) run(dec *xml.Decoder) error {
 				d.para.Write(t)
 			}
 		}
-		if d.w.err != nil {
-			return d.w.err
+		if d.w.Err() != nil {
+			return d.w.Err()
 		}
 	}
 }

@@ -1,57 +1,66 @@
-package parse
+// Package docx reads the text of a Word document (.docx) with archive/zip
+// and encoding/xml: word/document.xml's headings (by style, from
+// word/styles.xml, or by outline level), paragraphs, list items and the
+// outermost table of a nest, in document order, written to a Writer (parse's
+// Markdown writer), and the title from docProps/core.xml. Every byte inflated
+// from the archive counts against a cap, whatever sizes the archive declares.
+package docx
 
 import (
-	"bytes"
 	"encoding/xml"
 	"errors"
 	"fmt"
 	"io"
 	"strings"
 
+	"github.com/hopwise/hopwise/graphrag/parse/parseerr"
 	"github.com/hopwise/hopwise/graphrag/parse/zipguard"
 )
 
-// parseDOCX reads word/document.xml (with word/styles.xml for heading styles
-// and docProps/core.xml for the title) from a DOCX archive. Every byte
-// inflated from the archive counts against lim.MaxInflated, whatever sizes
-// the archive declares.
-func parseDOCX(name string, r io.Reader, lim Limits) (Parsed, error) {
-	data, err := readAll(r, lim.MaxBytes)
+// Writer receives the blocks of a document in order. Err is non-nil once the
+// writer will take no more (its output passed its cap): the walk stops with it.
+type Writer interface {
+	Heading(level int, text string)
+	Paragraph(text string)
+	ListItem(depth int, text string)
+	Table(rows [][]string)
+	Err() error
+}
+
+// Read reads a document held in data, writing its blocks to w. It returns the
+// title: docProps/core.xml's dc:title, else the text of the first heading
+// ("" when neither). Everything inflated from the archive counts against
+// maxInflated (parseerr.ErrTooLarge past it), with the entry cap of zipguard.
+func Read(data []byte, maxInflated int64, w Writer) (title string, err error) {
+	dz, err := zipguard.Open(data, maxInflated, "docx")
 	if err != nil {
-		return Parsed{}, err
-	}
-	if len(bytes.TrimSpace(data)) == 0 {
-		return Parsed{}, fmt.Errorf("%w: empty file", ErrEmpty)
-	}
-	dz, err := zipguard.Open(data, lim.MaxInflated, "docx")
-	if err != nil {
-		return Parsed{}, err
+		return "", err
 	}
 	styles, err := docxStyles(dz)
 	if err != nil {
-		return Parsed{}, err
+		return "", err
 	}
-	title, err := docxCoreTitle(dz)
+	title, err = docxCoreTitle(dz)
 	if err != nil {
-		return Parsed{}, err
+		return "", err
 	}
 	f := dz.Find("word/document.xml")
 	if f == nil {
-		return Parsed{}, fmt.Errorf("%w: docx has no word/document.xml", ErrMalformed)
+		return "", fmt.Errorf("%w: docx has no word/document.xml", parseerr.ErrMalformed)
 	}
 	rc, err := dz.Open(f)
 	if err != nil {
-		return Parsed{}, err
+		return "", err
 	}
 	defer rc.Close()
-	dw := &docxWalk{w: newMDWriter(lim.MaxInflated), styles: styles}
+	dw := &docxWalk{w: w, styles: styles}
 	if err := dw.run(zipguard.XMLDecoder(rc)); err != nil {
-		return Parsed{}, dz.ReadError("word/document.xml", err)
+		return "", dz.ReadError("word/document.xml", err)
 	}
 	if title == "" {
 		title = dw.firstHeading
 	}
-	return Parsed{Title: cleanTitle(title), Format: "docx", Markdown: dw.w.String()}, nil
+	return title, nil
 }
 
 // styles maps paragraph style ids to heading levels (1..6) and marks list
