@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"math"
 	"regexp"
 	"slices"
 	"strconv"
@@ -42,7 +43,12 @@ func unitOf(u string) string {
 	return u
 }
 
-// amounts returns the quantities of a text found in source n.
+// propertyQuantity is a graph fact's property whose name ends in its unit: "distance_km: 5921" (the unit
+// group, then the number).
+var propertyQuantity = regexp.MustCompile(`(?i)\b[a-z]+_(km|kilometres|kilometers|miles|eur|euros?|usd|dollars|days|hours|minutes|kg)\s*[:=]\s*(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)\b`)
+
+// amounts returns the quantities of a text found in source n, those of fact properties written as
+// number and unit ("5921 km").
 func amounts(text string, n int) []amount {
 	var out []amount
 	for _, m := range quantity.FindAllStringSubmatch(text, -1) {
@@ -52,13 +58,37 @@ func amounts(text string, n int) []amount {
 		}
 		out = append(out, amount{value: v, text: m[0], unit: unitOf(m[2]), n: n})
 	}
+	for _, m := range propertyQuantity.FindAllStringSubmatch(text, -1) {
+		v, err := number(m[2])
+		if err != nil {
+			continue
+		}
+		out = append(out, amount{value: v, text: m[2] + " " + strings.ToLower(m[1]), unit: unitOf(m[1]), n: n})
+	}
 	return out
 }
 
-// comparisonLines returns, for at most two quantities of the key lines that come from a table row or a graph
+// comparison is one value of the question's case set against the rules' thresholds: the line the answer
+// call reads, and the rule lines whose conditions the value meets.
+type comparison struct {
+	value amount
+	line  string
+	met   []ruleLine
+}
+
+// comparisonLines returns the lines of comparisons, which the answer call reads.
+func comparisonLines(question string, keys []keyLine, srcs []source) []string {
+	var out []string
+	for _, c := range comparisons(question, keys, srcs) {
+		out = append(out, c.line)
+	}
+	return out
+}
+
+// comparisons returns, for at most two quantities of the key lines that come from a table row or a graph
 // fact and hold most of the question's terms (the question's case), a line naming the thresholds of the same unit that the sources' prose states
 // (the rules) and whether the value is above or below each. None when the prose states no such threshold.
-func comparisonLines(question string, keys []keyLine, srcs []source) []string {
+func comparisons(question string, keys []keyLine, srcs []source) []comparison {
 	var values []amount
 	best := 0 // the rows and facts that hold most of the question: Delhi's row, not every row of the table
 	for _, k := range keys {
@@ -80,7 +110,7 @@ func comparisonLines(question string, keys []keyLine, srcs []source) []string {
 		rules = append(rules, amounts(strings.Join(sents, "\n"), i+1)...)
 		conds = append(conds, ruleLines(s, i+1)...)
 	}
-	var out []string
+	var out []comparison
 	seen := map[string]bool{}
 	for _, v := range values {
 		if len(out) == 2 || seen[v.text] {
@@ -114,7 +144,8 @@ func comparisonLines(question string, keys []keyLine, srcs []source) []string {
 			}
 			line += " less than " + strings.Join(below, ", ")
 		}
-		out = append(out, line+"."+fitting(v, conds, question))
+		met, text := fitting(v, conds, question)
+		out = append(out, comparison{value: v, line: line + "." + text, met: met})
 	}
 	return out
 }
@@ -197,8 +228,8 @@ func (l ruleLine) meets(v amount) (fits, applies bool) {
 // 600 EUR" for 5,921 km), and those it does not meet that hold a word of the question the met ones lack
 // (business class, "exceeds 5,000 km", for Dubai's 4,569 km, where the line met is premium economy's): the
 // small model picked the wrong tier from the thresholds alone. Two of each at most; "" when no line has a
-// condition in the value's unit.
-func fitting(v amount, lines []ruleLine, question string) string {
+// condition in the value's unit. It also returns the lines met.
+func fitting(v amount, lines []ruleLine, question string) ([]ruleLine, string) {
 	var met, unmet []ruleLine
 	for _, l := range lines {
 		switch fits, applies := l.meets(v); {
@@ -235,7 +266,59 @@ func fitting(v amount, lines []ruleLine, question string) string {
 	if len(asked) > 0 {
 		out += " It does not meet that of " + quote(asked) + "."
 	}
-	return out
+	return met, out
+}
+
+// decidingLine is the step an answer rests on when it gives what a met rule line gives: "5,921 km [3]
+// meets the condition of “all other flights over 3,500 km: 600 EUR” [2]." for an answer of 600 EUR. The
+// 1.5B model answered the reference question with the amount and the distance but left out the threshold
+// that decides between the tiers, so a reader could not check it (docs/benchmarks.md, session 7); Hopwise
+// computed that step itself (comparisons) and lists it with the answer. "" when the answer gives no
+// amount of a met line's other than the value's own unit, or it or the facts listed with it already state
+// that line's threshold.
+func decidingLine(answer, listed string, cs []comparison) string {
+	given := amounts(answer, 0)
+	for _, c := range cs {
+		for _, l := range c.met {
+			if !givesOutcome(given, l, c.value.unit) || statesThreshold(answer+"\n"+listed, l, c.value.unit) {
+				continue
+			}
+			return c.value.text + " [" + strconv.Itoa(c.value.n) + "] meets the condition of “" + clip(l.text, 160) +
+				"” [" + strconv.Itoa(l.n) + "]."
+		}
+	}
+	return ""
+}
+
+// givesOutcome reports whether one of the answer's amounts is one the rule line gives in another unit
+// than its condition's (600 EUR of "over 3,500 km: 600 EUR").
+func givesOutcome(given []amount, l ruleLine, condUnit string) bool {
+	for _, o := range amounts(l.text, l.n) {
+		if o.unit == condUnit {
+			continue
+		}
+		if slices.ContainsFunc(given, func(a amount) bool { return a.unit == o.unit && a.value == o.value }) {
+			return true
+		}
+	}
+	return false
+}
+
+// statesThreshold reports whether the answer names every threshold of the line's conditions in the unit.
+func statesThreshold(answer string, l ruleLine, unit string) bool {
+	var bounds []float64
+	for _, c := range l.conds {
+		if c.unit == unit {
+			bounds = append(bounds, c.lo, c.hi)
+		}
+	}
+	stated := amounts(answer, 0)
+	for _, b := range bounds {
+		if b >= 0 && !slices.ContainsFunc(stated, func(a amount) bool { return a.unit == unit && math.Abs(a.value-b) < 1e-6 }) {
+			return false
+		}
+	}
+	return len(bounds) > 0
 }
 
 // isRowOrFact reports whether a key line is a graph fact or one of its passage's table rows.

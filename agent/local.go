@@ -117,11 +117,16 @@ func (r *run) answerCompact(ctx context.Context, retries *int) (bool, []string, 
 	writeKeyLines(&b, keyLines(r.st.question, srcs, localKeyLines))
 	// the case's value may be a row or fact below the four key lines (the policy's sentences hold more of
 	// "May an employee book business class from Munich to Dubai?" than Dubai's row does)
-	writeComparisons(&b, comparisonLines(r.st.question, keyLines(r.st.question, srcs, localSources), srcs))
+	cmp := comparisons(r.st.question, keyLines(r.st.question, srcs, localSources), srcs)
+	var lines []string
+	for _, c := range cmp {
+		lines = append(lines, c.line)
+	}
+	writeComparisons(&b, lines)
 	b.WriteString("\nQuestion: " + r.st.question + "\n")
 	var searches []string
 	for {
-		ok, a, bad, err := r.compactAttempt(ctx, b.String(), srcs)
+		ok, a, bad, err := r.compactAttempt(ctx, b.String(), srcs, cmp)
 		if err != nil || ok {
 			return ok, nil, err
 		}
@@ -143,8 +148,9 @@ func (r *run) answerCompact(ctx context.Context, retries *int) (bool, []string, 
 type setAside struct{ text, why string }
 
 // compactAttempt makes one answer call with the prompt user. It reports whether the answer stands (and
-// is now the run's), the model's reply (nil when unreadable), and what the checks set aside.
-func (r *run) compactAttempt(ctx context.Context, user string, srcs []source) (bool, *compactAnswer, setAside, error) {
+// is now the run's), the model's reply (nil when unreadable), and what the checks set aside. An answer
+// that stands is listed with the rule line it rests on when the comparisons cmp found it (decidingLine).
+func (r *run) compactAttempt(ctx context.Context, user string, srcs []source, cmp []comparison) (bool, *compactAnswer, setAside, error) {
 	r.round()
 	a, err := llm.Structured[compactAnswer](ctx, r.a.llm, request("answer", promptLocalAnswer, user))
 	if errors.Is(err, llm.ErrInvalidOutput) {
@@ -186,7 +192,14 @@ func (r *run) compactAttempt(ctx context.Context, user string, srcs []source) (b
 			reasons = append(reasons, sent)
 		}
 	}
-	if bad := unsupportedClaims(answer, r.st.question, strings.Join(slices.Concat(facts, linking, reasons), "\n"), srcs); len(bad) > 0 {
+	// The step Hopwise computed from the sources (the case's value meets the condition of the rule line
+	// that gives the answer's amount) backs the answer as the model's own reasoning would, and is listed
+	// with it when the answer and its facts leave the threshold out.
+	var steps []string
+	if step := decidingLine(answer, strings.Join(slices.Concat(facts, linking, reasons), "\n"), cmp); step != "" {
+		steps = append(steps, step)
+	}
+	if bad := unsupportedClaims(answer, r.st.question, strings.Join(slices.Concat(facts, linking, reasons, steps), "\n"), srcs); len(bad) > 0 {
 		r.st.unsupported = bad
 		r.st.critique = "The answer joins things that no single source states together."
 		r.rec.send(Event{Type: EventNodeFinished, Node: NodeAudit, Summary: "Set aside: no single source names together what this answer joins: " + clip(strings.Join(bad, " "), 200)})
@@ -207,6 +220,7 @@ func (r *run) compactAttempt(ctx context.Context, user string, srcs []source) (b
 	}
 	r.setAnswer(text, srcs)
 	r.attributeSources()
+	linking = append(linking, steps...)
 	if len(linking) > 0 {
 		sep := "\n- "
 		if len(facts) == 0 {

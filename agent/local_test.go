@@ -1,6 +1,7 @@
 package agent_test
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -62,6 +63,45 @@ func TestLocalProfileAnswersInOneCall(t *testing.T) {
 	}
 	if got := rec.streamed(); got != res.Answer {
 		t.Errorf("the screen shows %q, not the answer", got)
+	}
+}
+
+// The 1.5B model's answer to the reference question in a quiet run: the amount and the distance, not the
+// threshold that decides the tier. The answer is listed with the step Hopwise computed, the distance
+// meeting the condition of the 600 EUR line, with both sources cited; an answer that states the threshold
+// itself gets no such line.
+func TestLocalProfileListsTheRuleLineTheAnswerRestsOn(t *testing.T) {
+	for _, tc := range []struct {
+		answer string
+		want   bool
+	}{
+		{"You can receive 600 EUR [%d].", true},
+		{"You can receive 600 EUR [%d], since the distance is over 3,500 km.", false},
+	} {
+		m := newModel(t)
+		var rule, distance int
+		m.on(taskCompact, func(c call) llmtest.Reply {
+			rule, distance = c.find("600 EUR"), c.find("5921")
+			return reply(compactReply{
+				Facts:      []string{"Delhi is 5,921 km from Munich [" + strconv.Itoa(distance) + "]"},
+				Reasoning:  "The distance decides the tier.",
+				Answerable: true,
+				Answer:     fmt.Sprintf(tc.answer, rule),
+				Search:     []string{},
+			})
+		})
+		res, _ := ask(t, localAgent(m), "How much can I receive if I am denied boarding on a Lufthansa flight from Delhi to Munich?")
+		step := "meets the condition of “all other flights over 3,500 km: 600 EUR” [" + strconv.Itoa(rule) + "]."
+		if got := strings.Contains(res.Answer, step); got != tc.want || rule == 0 {
+			t.Errorf("answer %q listed with the step %q: %v, want %v:\n%s", tc.answer, step, got, tc.want, res.Answer)
+		}
+		cited := map[int]bool{}
+		for _, c := range res.Citations {
+			cited[c.N] = true
+		}
+		if tc.want && (!cited[rule] || !cited[distance] || !strings.Contains(res.Answer, "km ["+strconv.Itoa(distance)+"] meets")) {
+			t.Errorf("citations %+v: want the rule [%d] and the distance [%d] cited, the distance first in the step:\n%s", res.Citations, rule, distance, res.Answer)
+		}
 	}
 }
 
@@ -230,11 +270,14 @@ func TestLocalProfileCitesFactsTheModelLeftUnnumbered(t *testing.T) {
 // stands on the sources backs the answer's amount, an invented one does not.
 func TestLocalProfileReasoningBacksTheAnswer(t *testing.T) {
 	for _, tc := range []struct {
-		name, reasoning string
-		answered        bool
+		name, reasoning, answer string
+		answered                bool
 	}{
-		{"the tier in the reasoning", "Delhi is 5,921 km from Munich, so it falls under all other flights over 3,500 km: 600 EUR.", true},
-		{"an invented step", "Lufthansa pays 600 EUR to every passenger from Delhi.", false},
+		{"the tier in the reasoning", "Delhi is 5,921 km from Munich, so it falls under all other flights over 3,500 km: 600 EUR.",
+			"The passenger can receive up to 600 EUR.", true},
+		// 400 EUR: the amount of a tier the distance does not meet, so no step Hopwise computed backs it
+		// either (600 EUR would be backed by the comparison of 5921 km with the tiers).
+		{"an invented step", "Lufthansa pays 400 EUR to every passenger from Delhi.", "The passenger can receive up to 400 EUR.", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := newModel(t)
@@ -243,7 +286,7 @@ func TestLocalProfileReasoningBacksTheAnswer(t *testing.T) {
 					Facts:      []string{"Lufthansa LICENSED_IN Germany"},
 					Reasoning:  tc.reasoning,
 					Answerable: true,
-					Answer:     "The passenger can receive up to 600 EUR.",
+					Answer:     tc.answer,
 					Search:     []string{},
 				})
 			})
