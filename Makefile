@@ -5,7 +5,7 @@ BIN   := bin/hopwise
 PKGS  := ./...
 FUZZTIME ?= 2000x
 
-.PHONY: run models test-local test-local-reference test-clients e2e build test test-slow fuzz bench load lint fmt generate
+.PHONY: run models test-local test-clients e2e build test test-slow fuzz bench load lint fmt generate
 
 ## run: start Hopwise on http://127.0.0.1:8080; with no model endpoint configured it installs and starts the
 ## local models first (see deploy/models/README.md)
@@ -20,12 +20,6 @@ models:
 test-local: models
 	@deploy/models/serve.sh >/dev/null
 	HOPWISE_MODELS_ENV=$(CURDIR)/$${DATA_DIR:-data}/models/env $(GO) test -count=1 -run TestLocalModelsSmoke -v -timeout 30m ./cmd/hopwise/
-
-## test-local-reference: the reference question (Delhi-Munich, 600 EUR) against the real local models; not in
-## CI: the local loop answers it, but not in every run (issue 14, docs/benchmarks.md)
-test-local-reference: models
-	@deploy/models/serve.sh >/dev/null
-	HOPWISE_MODELS_ENV=$(CURDIR)/$${DATA_DIR:-data}/models/env HOPWISE_LOCAL_REFERENCE=1 $(GO) test -count=1 -run TestLocalModelsReferenceQuestion -v -timeout 30m ./cmd/hopwise/
 
 ## test-clients: Hopwise used by real clients (Python's openai and mcp packages, openapi-spec-validator; pinned in
 ## scripts/clients/requirements.txt, installed from PyPI into a cached venv) against the scripted model
