@@ -1,10 +1,10 @@
 // Package parse turns uploaded documents (.txt, .md, .html, .pdf, .docx,
 // .xlsx, .pptx, .csv, .epub, .odt) into Markdown, so that one chunker serves
 // every format: headings as "#", list items as "- ", tables as pipe tables
-// and paragraphs separated by blank lines. The HTML, Word, spreadsheet,
+// and paragraphs separated by blank lines. The PDF, HTML, Word, spreadsheet,
 // slide, CSV, EPUB, OpenDocument and OCR readers are packages of their own
-// (html, docx, xlsx, pptx, csvtable, epub, odt, ocr); parse writes their
-// Markdown (html and docx through the Writer each asks for, which parse's
+// (pdf, html, docx, xlsx, pptx, csvtable, epub, odt, ocr); parse writes their
+// Markdown (pdf, html and docx through the Writer each asks for, which parse's
 // Markdown writer is).
 //
 // Parse reads its input once, through a size limit, and never panics: input
@@ -39,6 +39,11 @@ var (
 	// ErrMalformed: the content does not match its format (truncated PDF, DOCX that is not a zip...).
 	ErrMalformed = parseerr.ErrMalformed
 )
+
+// errInternal marks a recovered panic raised by Hopwise's own parsing code:
+// a bug, as opposed to a library failing on malformed input. Fuzz tests
+// fail on it; callers see ErrMalformed.
+var errInternal = parseerr.ErrInternal
 
 // Default limits, used for any Limits field that is zero or negative.
 const (
@@ -144,7 +149,7 @@ func parseInProcess(filename string, r io.Reader, lim Limits) (Parsed, error) {
 func parseFile(ctx context.Context, filename string, r io.Reader, lim Limits, log *slog.Logger, inProcess bool) (doc Parsed, err error) {
 	defer func() {
 		if v := recover(); v != nil {
-			doc, err = Parsed{}, fmt.Errorf("parse %s: %w", baseName(filename), recoveredError("panic", v, true))
+			doc, err = Parsed{}, fmt.Errorf("parse %s: %w", baseName(filename), parseerr.Recovered("panic", v, true))
 		}
 	}()
 	if err := ctx.Err(); err != nil {

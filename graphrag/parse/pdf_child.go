@@ -20,7 +20,7 @@ import (
 
 // The PDF library can recurse without bound on a crafted file (for one,
 // object streams that are each inside the other: testdata/bad/
-// cyclic-object-streams.pdf), and the guards in pdf_guard.go cannot foresee
+// cyclic-object-streams.pdf), and the guards in pdf/guard.go cannot foresee
 // every such path. A Go stack overflow is a fatal error that no recover
 // catches, so in the server's process one uploaded PDF would end
 // every request and job. Parse therefore reads each PDF in a child process:

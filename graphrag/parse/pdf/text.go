@@ -1,4 +1,4 @@
-package parse
+package pdf
 
 import (
 	"math"
@@ -121,7 +121,7 @@ func bulletItem(line string) (string, bool) {
 // writePDFLines writes a document's lines as Markdown: short paragraphs set
 // clearly larger than the body text become headings (the largest size #,
 // then ## and ###), bulleted lines list items, the rest paragraphs.
-func writePDFLines(w *mdWriter, lines []pdfLine) {
+func writePDFLines(w Writer, lines []pdfLine) {
 	body := bodySize(lines)
 	var paras [][]pdfLine
 	for i, l := range lines {
@@ -148,7 +148,7 @@ func writePDFLines(w *mdWriter, lines []pdfLine) {
 	}
 }
 
-func writePDFParagraph(w *mdWriter, p []pdfLine) {
+func writePDFParagraph(w Writer, p []pdfLine) {
 	var lines []string
 	item := false
 	flush := func() {

@@ -1,4 +1,4 @@
-package parse
+package pdf
 
 import (
 	"bytes"
@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+
+	"github.com/hopwise/hopwise/graphrag/parse/parseerr"
 )
 
 // The PDF library trusts numbers in the file (object counts, array sizes)
@@ -38,7 +40,7 @@ func newBudgetReaderAt(data []byte) *budgetReaderAt {
 func (b *budgetReaderAt) ReadAt(p []byte, off int64) (int, error) {
 	b.left -= int64(len(p)) + pdfReadCallCost
 	if b.left < 0 {
-		panic(pdfLimit{fmt.Errorf("%w: reading the PDF takes too much work (reference cycle?)", ErrTooLarge)})
+		panic(pdfLimit{fmt.Errorf("%w: reading the PDF takes too much work (reference cycle?)", parseerr.ErrTooLarge)})
 	}
 	return b.r.ReadAt(p, off)
 }
@@ -99,7 +101,7 @@ func checkPDFValue(data []byte, i int, key string, bound int64, direct, array bo
 				total = prev + v
 			}
 			if v < 0 || total > bound {
-				return fmt.Errorf("%w: pdf %s value %d out of range", ErrMalformed, key, v)
+				return fmt.Errorf("%w: pdf %s value %d out of range", parseerr.ErrMalformed, key, v)
 			}
 			prev = v
 		}
@@ -109,14 +111,14 @@ func checkPDFValue(data []byte, i int, key string, bound int64, direct, array bo
 		return nil
 	}
 	if v > bound {
-		return fmt.Errorf("%w: pdf %s value %d out of range", ErrMalformed, key, v)
+		return fmt.Errorf("%w: pdf %s value %d out of range", parseerr.ErrMalformed, key, v)
 	}
 	if direct {
 		save := l.i
 		_, ok1 := scanInt(l)
 		l.skipSpace()
 		if ok1 && l.i < len(data) && data[l.i] == 'R' {
-			return fmt.Errorf("%w: pdf %s given by reference", ErrMalformed, key)
+			return fmt.Errorf("%w: pdf %s given by reference", parseerr.ErrMalformed, key)
 		}
 		l.i = save
 	}
@@ -164,7 +166,7 @@ func checkXrefTables(data []byte, limit int64) error {
 				break
 			}
 			if start < 0 || count < 0 || start+count > limit {
-				return fmt.Errorf("%w: pdf xref subsection %d %d out of range", ErrMalformed, start, count)
+				return fmt.Errorf("%w: pdf xref subsection %d %d out of range", parseerr.ErrMalformed, start, count)
 			}
 			for k := int64(0); k < 3*count && l.i < len(data); k++ {
 				l.skipSpace()
@@ -227,7 +229,7 @@ func checkObjectStream(data []byte, at int, limit int64) error {
 		var buf bytes.Buffer
 		n, err := buf.ReadFrom(io.LimitReader(zr, limit+1))
 		if n > limit {
-			return fmt.Errorf("%w: pdf object stream inflates past %d bytes", ErrTooLarge, limit)
+			return fmt.Errorf("%w: pdf object stream inflates past %d bytes", parseerr.ErrTooLarge, limit)
 		}
 		if err != nil {
 			return nil
@@ -236,7 +238,7 @@ func checkObjectStream(data []byte, at int, limit int64) error {
 	}
 	rest := bytes.TrimRight(payload, "0123456789abcdefABCDEF\x00\t\n\f\r ")
 	if len(rest) > 0 && rest[len(rest)-1] == '<' {
-		return fmt.Errorf("%w: pdf object stream ends inside a hex string", ErrMalformed)
+		return fmt.Errorf("%w: pdf object stream ends inside a hex string", parseerr.ErrMalformed)
 	}
 	return nil
 }
@@ -244,7 +246,7 @@ func checkObjectStream(data []byte, at int, limit int64) error {
 // objStreamFilter accepts no filter or FlateDecode alone, without predictor.
 func objStreamFilter(dict []byte) (flate bool, err error) {
 	if bytes.Contains(dict, []byte("/DecodeParms")) {
-		return false, fmt.Errorf("%w: pdf object stream with DecodeParms", ErrUnsupported)
+		return false, fmt.Errorf("%w: pdf object stream with DecodeParms", parseerr.ErrUnsupported)
 	}
 	i := bytes.Index(dict, []byte("/Filter"))
 	if i < 0 {
@@ -258,7 +260,7 @@ func objStreamFilter(dict []byte) (flate bool, err error) {
 	case v.kind == 'a' && len(v.arr) == 1 && v.arr[0].kind == 'N' && v.arr[0].str == "FlateDecode":
 		return true, nil
 	}
-	return false, fmt.Errorf("%w: pdf object stream filter not supported", ErrUnsupported)
+	return false, fmt.Errorf("%w: pdf object stream filter not supported", parseerr.ErrUnsupported)
 }
 
 // pdfDictInt reads an integer entry of dict, following one "n g R"

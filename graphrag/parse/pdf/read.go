@@ -1,4 +1,12 @@
-package parse
+// Package pdf reads the text of a PDF with github.com/ledongthuc/pdf for the
+// file's objects and its own content-stream interpreter (content.go, with
+// fonts, CMaps and a lexer) for the text each page shows, laid out as lines
+// and paragraphs and written to a Writer (parse's Markdown writer): headings
+// from font sizes, bulleted lines as list items. The library trusts the file
+// and can crash on crafted ones: guard.go checks what it would trust before
+// it runs and caps its work while it runs, and parse reads PDFs in a child
+// process (parse's pdf_child.go) for what no guard foresees.
+package pdf
 
 import (
 	"bytes"
@@ -6,63 +14,69 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/ledongthuc/pdf"
+
+	"github.com/hopwise/hopwise/graphrag/parse/parseerr"
 )
 
-// parsePDF extracts the text of every page in this process. The PDF is held
-// in memory once (the library needs random access); decoded streams count
-// against lim.MaxInflated and pages against lim.MaxPages. Parse does not
-// call it directly but through parsePDFInChild (pdf_child.go), because the
-// library can crash the process on crafted files.
-func parsePDF(_ string, r io.Reader, lim Limits) (Parsed, error) {
-	data, err := readPDF(r, lim)
-	if err != nil {
-		return Parsed{}, err
-	}
-	return parsePDFData(data, lim)
+// Limits caps the work of one Read.
+type Limits struct {
+	MaxInflated int64 // bytes decoded from streams, and bytes of text extracted
+	MaxPages    int
 }
 
-// readPDF reads a whole PDF and checks that it is not empty and starts
-// like one.
-func readPDF(r io.Reader, lim Limits) ([]byte, error) {
-	data, err := readAll(r, lim.MaxBytes)
-	if err != nil {
-		return nil, err
-	}
-	if len(bytes.TrimSpace(data)) == 0 {
-		return nil, fmt.Errorf("%w: empty file", ErrEmpty)
-	}
-	if !bytes.HasPrefix(data, []byte("%PDF-")) {
-		return nil, fmt.Errorf("%w: not a PDF (no %%PDF- header)", ErrMalformed)
-	}
-	return data, nil
+// Writer receives the blocks of a document in order. Page says that what
+// follows belongs to page n (from 1); Err is non-nil once the writer will take
+// no more (its output passed its cap); String is what it holds.
+type Writer interface {
+	Page(n int)
+	Heading(level int, text string)
+	ListItem(depth int, text string)
+	Paragraph(text string)
+	Err() error
+	String() string
 }
 
-// parsePDFData is parsePDF on bytes readPDF accepted; it may change data.
-func parsePDFData(data []byte, lim Limits) (doc Parsed, err error) {
+// Document is what Read found besides the text it wrote: the number of
+// pages, and the document information Title when any text was found.
+type Document struct {
+	Pages int
+	Title string // as the file gives it, made valid UTF-8
+}
+
+// Read extracts the text of every page of the PDF held in data, writing it to
+// w. The library needs random access, so the PDF is held in memory once;
+// decoded streams and the extracted text count against lim.MaxInflated and
+// pages against lim.MaxPages (parseerr.ErrTooLarge past either). Read may
+// change data (a PDF 2.0 header). A file whose pages hold no text (scanned,
+// most likely) is no error: w then holds nothing and Document gives its
+// pages. A page that fails keeps what it had; when no page gave text, the
+// first page's failure is the error (parseerr.ErrMalformed). A panic of the
+// library is an error (parseerr.ErrMalformed), one of this package's own also
+// parseerr.ErrInternal.
+func Read(data []byte, lim Limits, w Writer) (doc Document, err error) {
 	if bytes.HasPrefix(data, []byte("%PDF-2.")) {
 		copy(data[5:], "1.7") // the library reads PDF 2.0 files but refuses their header
 	}
 	if err := checkPDFNumbers(data); err != nil {
-		return Parsed{}, err
+		return Document{}, err
 	}
 	if err := checkObjectStreams(data, lim.MaxInflated); err != nil {
-		return Parsed{}, err
+		return Document{}, err
 	}
 	defer func() {
 		if v := recover(); v != nil {
-			doc, err = Parsed{}, pdfPanicError(v, ownPanic())
+			doc, err = Document{}, pdfPanicError(v, ownPanic())
 		}
 	}()
 	rd, err := pdf.NewReader(newBudgetReaderAt(data), int64(len(data)))
 	if err != nil {
-		return Parsed{}, pdfOpenError(err)
+		return Document{}, pdfOpenError(err)
 	}
 	pages, err := pdfPages(rd.Trailer().Key("Root").Key("Pages"), lim.MaxPages)
 	if err != nil {
-		return Parsed{}, err
+		return Document{}, err
 	}
 	e := &pdfExtractor{lim: lim, fonts: map[string]*pdfFont{}, fallbackFont: &pdfFont{dw: 1000, enc: winAnsi{}}}
 	var lines []pdfLine
@@ -81,46 +95,44 @@ func parsePDFData(data []byte, lim Limits) (doc Parsed, err error) {
 		}
 		lines = append(lines, page...)
 		if text += e.out.bytes; int64(text) > lim.MaxInflated {
-			return Parsed{}, fmt.Errorf("%w: pdf text passes %d bytes", ErrTooLarge, lim.MaxInflated)
+			return Document{}, fmt.Errorf("%w: pdf text passes %d bytes", parseerr.ErrTooLarge, lim.MaxInflated)
 		}
 	}
-	w := newMDWriter(lim.MaxInflated)
 	writePDFLines(w, lines)
-	if w.err != nil {
-		return Parsed{}, w.err
+	if w.Err() != nil {
+		return Document{}, w.Err()
 	}
-	md := w.String()
-	if strings.TrimSpace(md) == "" {
+	if strings.TrimSpace(w.String()) == "" {
 		if firstErr != nil {
-			return Parsed{}, fmt.Errorf("%w: pdf: %v", ErrMalformed, firstErr)
+			return Document{}, fmt.Errorf("%w: pdf: %v", parseerr.ErrMalformed, firstErr)
 		}
-		return Parsed{}, &scannedError{pages: len(pages)}
+		return Document{Pages: len(pages)}, nil
 	}
-	return Parsed{Title: pdfTitle(rd, md), Format: "pdf", Markdown: md, Pages: w.pages}, nil
+	return Document{Pages: len(pages), Title: strings.ToValidUTF8(rd.Trailer().Key("Info").Key("Title").Text(), "")}, nil
 }
 
 func pdfPanicError(v any, own bool) error {
 	if l, ok := v.(pdfLimit); ok {
 		return l.err
 	}
-	return recoveredError("pdf", v, own)
+	return parseerr.Recovered("pdf", v, own)
 }
 
 func pdfOpenError(err error) error {
 	switch {
-	case errors.Is(err, ErrTooLarge):
+	case errors.Is(err, parseerr.ErrTooLarge):
 		return err
 	case errors.Is(err, pdf.ErrInvalidPassword):
-		return fmt.Errorf("%w: pdf is encrypted with a password", ErrUnsupported)
+		return fmt.Errorf("%w: pdf is encrypted with a password", parseerr.ErrUnsupported)
 	}
-	return fmt.Errorf("%w: pdf: %v", ErrMalformed, err)
+	return fmt.Errorf("%w: pdf: %v", parseerr.ErrMalformed, err)
 }
 
 // pdfPages walks the page tree in document order. Depth and visits are
 // bounded, so a cyclic tree ends with an error.
 func pdfPages(root pdf.Value, maxPages int) ([]pdf.Value, error) {
 	if root.Kind() != pdf.Dict {
-		return nil, fmt.Errorf("%w: pdf has no page tree", ErrMalformed)
+		return nil, fmt.Errorf("%w: pdf has no page tree", parseerr.ErrMalformed)
 	}
 	type node struct {
 		v     pdf.Value
@@ -131,7 +143,7 @@ func pdfPages(root pdf.Value, maxPages int) ([]pdf.Value, error) {
 	var pages []pdf.Value
 	for visits := 0; len(stack) > 0; visits++ {
 		if visits > maxVisits {
-			return nil, fmt.Errorf("%w: pdf page tree is cyclic or too large", ErrMalformed)
+			return nil, fmt.Errorf("%w: pdf page tree is cyclic or too large", parseerr.ErrMalformed)
 		}
 		n := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
@@ -141,7 +153,7 @@ func pdfPages(root pdf.Value, maxPages int) ([]pdf.Value, error) {
 		kids := n.v.Key("Kids")
 		if kids.Kind() == pdf.Array && n.v.Key("Type").Name() != "Page" {
 			if n.depth >= 64 || len(stack)+kids.Len() > maxVisits {
-				return nil, fmt.Errorf("%w: pdf page tree is cyclic or too large", ErrMalformed)
+				return nil, fmt.Errorf("%w: pdf page tree is cyclic or too large", parseerr.ErrMalformed)
 			}
 			for i := kids.Len() - 1; i >= 0; i-- {
 				stack = append(stack, node{kids.Index(i), n.depth + 1})
@@ -149,7 +161,7 @@ func pdfPages(root pdf.Value, maxPages int) ([]pdf.Value, error) {
 			continue
 		}
 		if pages = append(pages, n.v); len(pages) > maxPages {
-			return nil, fmt.Errorf("%w: pdf has more than %d pages", ErrTooLarge, maxPages)
+			return nil, fmt.Errorf("%w: pdf has more than %d pages", parseerr.ErrTooLarge, maxPages)
 		}
 	}
 	return pages, nil
@@ -227,27 +239,7 @@ func (e *pdfExtractor) streamBytes(v pdf.Value, capOne int64) ([]byte, bool) {
 		if limit < left {
 			return nil, false
 		}
-		panic(pdfLimit{fmt.Errorf("%w: pdf streams decode to more than %d bytes", ErrTooLarge, e.lim.MaxInflated)})
+		panic(pdfLimit{fmt.Errorf("%w: pdf streams decode to more than %d bytes", parseerr.ErrTooLarge, e.lim.MaxInflated)})
 	}
 	return buf.Bytes(), true
-}
-
-// pdfTitle is the document information Title unless it looks like a file
-// name, else a short first line, else empty (Parse then uses the file name).
-func pdfTitle(rd *pdf.Reader, md string) string {
-	t := cleanTitle(strings.ToValidUTF8(rd.Trailer().Key("Info").Key("Title").Text(), ""))
-	lower := strings.ToLower(t)
-	looksLikeFile := strings.HasPrefix(lower, "microsoft word - ") || strings.EqualFold(t, "untitled")
-	for _, ext := range []string{".doc", ".docx", ".pdf", ".tex", ".dvi", ".odt", ".rtf", ".txt"} {
-		looksLikeFile = looksLikeFile || strings.HasSuffix(lower, ext)
-	}
-	if t != "" && !looksLikeFile {
-		return t
-	}
-	first, _, _ := strings.Cut(strings.TrimSpace(md), "\n")
-	first = strings.TrimLeft(strings.TrimSpace(first), `\#- `)
-	if first != "" && utf8.RuneCountInString(first) <= 100 {
-		return cleanTitle(first)
-	}
-	return ""
 }
