@@ -27,6 +27,32 @@ func cited(answer string, n int) []int {
 	return out
 }
 
+// dropUnknownMarkers removes from the answer the numbers of its markers outside 1..n, and a marker left
+// with none: a model that cites [5] of four sources would otherwise show a link to a source that is not
+// there. A marker keeps its other numbers ("[1, 5]" becomes "[1]").
+func dropUnknownMarkers(answer string, n int) string {
+	return spacedMarker.ReplaceAllStringFunc(answer, func(m string) string {
+		open := strings.IndexByte(m, '[')
+		var keep []string
+		parts := strings.FieldsFunc(m[open+1:len(m)-1], func(r rune) bool { return r == ',' || r == ';' || r == ' ' })
+		for _, part := range parts {
+			if k, err := strconv.Atoi(part); err == nil && k >= 1 && k <= n {
+				keep = append(keep, part)
+			}
+		}
+		switch {
+		case len(keep) == len(parts):
+			return m
+		case len(keep) == 0:
+			return "" // with the space before it: "600 EUR [5]." reads "600 EUR."
+		}
+		return m[:open] + "[" + strings.Join(keep, ", ") + "]"
+	})
+}
+
+// spacedMarker is a citation marker with the spaces before it.
+var spacedMarker = regexp.MustCompile(`\s*` + citeMarker.String())
+
 // citations describes the sources the answer cites.
 func citations(answer string, srcs []source) []Citation {
 	var out []Citation

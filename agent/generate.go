@@ -30,7 +30,7 @@ func (r *run) generateWith(ctx context.Context, system string) error {
 
 // setAnswer replaces the answer; the audit of the previous one no longer applies.
 func (r *run) setAnswer(text string, srcs []source) {
-	r.st.answer = scrubInternal(unfence(text))
+	r.st.answer = dropUnknownMarkers(scrubInternal(unfence(text)), len(srcs))
 	r.st.sources = srcs
 	r.st.audited, r.st.grounded, r.st.useful = false, "", false
 	r.st.unsupported, r.st.critique = nil, ""
