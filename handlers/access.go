@@ -114,10 +114,39 @@ func groupNotFoundPaths(e *echo.Echo) map[string]bool {
 }
 
 func auditTarget(c echo.Context) string {
+	if names, _ := c.Get(auditNamesKey).([]string); len(names) > 0 {
+		return clipNames(names, 200)
+	}
 	if id := c.Param("id"); id != "" {
 		return id
 	}
 	return c.Path()
+}
+
+// auditNamesKey holds the names of the documents a request stored (auditName), which its audit entry
+// names instead of the route: "upload" on "bands.md, notes.md", not on "/documents".
+const auditNamesKey = "hopwise.auditNames"
+
+// auditName adds the name of a document the request stored to its audit entry's target.
+func auditName(c echo.Context, name string) {
+	names, _ := c.Get(auditNamesKey).([]string)
+	c.Set(auditNamesKey, append(names, name))
+}
+
+// clipNames joins names with commas, at most max bytes of them, and says how many more there were.
+func clipNames(names []string, max int) string {
+	out := ""
+	for i, n := range names {
+		next := n
+		if i > 0 {
+			next = ", " + n
+		}
+		if len(out)+len(next) > max {
+			return out + fmt.Sprintf(" and %d more", len(names)-i)
+		}
+		out += next
+	}
+	return out
 }
 
 // principal is who the request comes from, nil for nobody known. Without an auth service, or while it

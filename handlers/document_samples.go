@@ -24,6 +24,8 @@ func (s *server) documentsSamples(c echo.Context) error {
 			r.Kind, r.Message = "bad", "This sample could not be stored. Please try again; if it keeps failing, check the Status page."
 		case dup:
 			r.Kind, r.Message = "same", "Already added as “"+doc.Name+"”. Nothing was changed."
+		default:
+			auditName(c, d.Name)
 		}
 		results = append(results, r)
 	}

@@ -113,9 +113,11 @@ func (s *server) submitFile(c echo.Context, p partFile, replacing bool, target s
 		u.Outcome, u.DocumentID = "duplicate", doc.ID
 		u.Message = fmt.Sprintf("Already uploaded as “%s”, with the same content. Nothing was changed.", doc.Name)
 	case doc.Replaces != "":
+		auditName(c, name)
 		u.Outcome, u.DocumentID = "accepted", doc.ID
 		u.Message = "Received as a new version. Until it has been read, answers use the old version; then the old version is removed."
 	default:
+		auditName(c, name)
 		u.Outcome, u.DocumentID = "accepted", doc.ID
 		u.Message = "Received. It is being read now; follow its progress in the list."
 	}

@@ -54,6 +54,7 @@ func (s *server) addPage(c echo.Context, rawURL string) (fetchedPage, error) {
 		f.Outcome, f.DocumentID, f.status = "duplicate", doc.ID, http.StatusOK
 		f.Message = fmt.Sprintf("Already added as “%s”, with the same content. Nothing was changed.", doc.Name)
 	default:
+		auditName(c, page.Name)
 		f.Outcome, f.DocumentID, f.status = "accepted", doc.ID, http.StatusOK
 		f.Message = "Fetched. It is being read now; follow its progress in the list."
 	}

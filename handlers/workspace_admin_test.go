@@ -90,7 +90,7 @@ func TestAuditNamesTheWorkspace(t *testing.T) {
 	admin := signIn(t, app, srv, "ana")
 	rows := auditRows(t, admin)
 	want := map[auditRow]bool{
-		{"upload", "hr", "/documents"}: false, {"upload", graphrag.DefaultWorkspace, "/documents"}: false,
+		{"upload", "hr", "bands.md"}: false, {"upload", graphrag.DefaultWorkspace, "handbook.md"}: false,
 		{"delete", "hr", hrDocs[0].ID}: false, {"workspace created", "hr", "hr"}: false, {"membership set", "hr", "hrm"}: false,
 	}
 	for _, r := range rows {
