@@ -74,6 +74,9 @@ type comparison struct {
 	value amount
 	line  string
 	met   []ruleLine
+	// asked are the lines the value does not meet that hold a word of the question the met lines lack
+	// (business class, for Dubai's 4,569 km).
+	asked []ruleLine
 }
 
 // comparisonLines returns the lines of comparisons, which the answer call reads.
@@ -144,8 +147,8 @@ func comparisons(question string, keys []keyLine, srcs []source) []comparison {
 			}
 			line += " less than " + strings.Join(below, ", ")
 		}
-		met, text := fitting(v, conds, question)
-		out = append(out, comparison{value: v, line: line + "." + text, met: met})
+		met, asked, text := fitting(v, conds, question)
+		out = append(out, comparison{value: v, line: line + "." + text, met: met, asked: asked})
 	}
 	return out
 }
@@ -228,9 +231,9 @@ func (l ruleLine) meets(v amount) (fits, applies bool) {
 // 600 EUR" for 5,921 km), and those it does not meet that hold a word of the question the met ones lack
 // (business class, "exceeds 5,000 km", for Dubai's 4,569 km, where the line met is premium economy's): the
 // small model picked the wrong tier from the thresholds alone. Two of each at most; "" when no line has a
-// condition in the value's unit. It also returns the lines met.
-func fitting(v amount, lines []ruleLine, question string) ([]ruleLine, string) {
-	var met, unmet []ruleLine
+// condition in the value's unit. It also returns the lines met and the unmet lines it names.
+func fitting(v amount, lines []ruleLine, question string) (met, asked []ruleLine, text string) {
+	var unmet []ruleLine
 	for _, l := range lines {
 		switch fits, applies := l.meets(v); {
 		case fits:
@@ -252,7 +255,6 @@ func fitting(v amount, lines []ruleLine, question string) ([]ruleLine, string) {
 			metWords[w] = true
 		}
 	}
-	var asked []ruleLine
 	for _, l := range unmet {
 		words := contentWords(l.text)
 		if slices.ContainsFunc(contentWords(question), func(w string) bool { return !metWords[w] && !isNumber(w) && slices.Contains(words, w) }) {
@@ -266,7 +268,33 @@ func fitting(v amount, lines []ruleLine, question string) ([]ruleLine, string) {
 	if len(asked) > 0 {
 		out += " It does not meet that of " + quote(asked) + "."
 	}
-	return met, out
+	return met, asked, out
+}
+
+// yesNoQuestion matches a question asked to be answered yes or no ("May an employee book business class
+// ...?", "Can I ...?", "Is ...?").
+var yesNoQuestion = regexp.MustCompile(`(?i)^\s*(?:may|can|could|is|are|does|do|should|will|am)\b`)
+
+// yesAnswer matches an answer that begins with yes.
+var yesAnswer = regexp.MustCompile(`(?i)^\W*yes\b`)
+
+// contradictedYes is why a yes to a yes-or-no question goes against a comparison: the case's value does
+// not meet the condition of the rule line that holds what the question asks about ("4,569 km does not
+// meet the condition of “Business class is permitted when ... exceeds 5,000 km”"); "" when no comparison
+// says so. The 1.5B model answered "Yes, ... business class ... because the distance is more than
+// 3,000 km" with that comparison in its prompt (M03).
+func contradictedYes(question, answer string, cs []comparison) string {
+	if !yesNoQuestion.MatchString(question) || !yesAnswer.MatchString(answer) {
+		return ""
+	}
+	for _, c := range cs {
+		if len(c.asked) > 0 {
+			l := c.asked[0]
+			return c.value.text + " [" + strconv.Itoa(c.value.n) + "] does not meet the condition of “" + clip(l.text, 160) +
+				"” [" + strconv.Itoa(l.n) + "]"
+		}
+	}
+	return ""
 }
 
 // decidingLine is the step an answer rests on when it gives what a met rule line gives: "5,921 km [3]

@@ -105,3 +105,25 @@ func distances(id, rows string) source {
 	return source{kind: KindChunk, chunk: graphrag.Chunk{ID: id, DocName: "distances.md", Text: "Distances from Munich\n\n" +
 		"| city | distance from Munich |\n| --- | --- |\n" + rows}}
 }
+
+// A yes to a yes-or-no question whose case does not meet the condition of the rule line it asks about is
+// contradicted; a no, a question of another form, or a case that meets it is not.
+func TestContradictedYes(t *testing.T) {
+	policy := source{kind: KindChunk, chunk: graphrag.Chunk{ID: "p", DocName: "handbook.md", Text: "TRV-117 Class of travel\n\n" +
+		"Business class is permitted when the great-circle distance exceeds 5,000 km. Premium economy may be booked for flights " +
+		"between 3,000 km and 5,000 km."}}
+	for _, tc := range []struct{ city, km, question, answer, want string }{
+		{"Dubai", "4,569 km", "May an employee book business class from Munich to Dubai?", "Yes, since it is over 3,000 km.",
+			"4,569 km [2] does not meet the condition of “Business class is permitted when the great-circle distance exceeds 5,000 km.” [1]"},
+		{"Dubai", "4,569 km", "May an employee book business class from Munich to Dubai?", "No: premium economy at most.", ""},
+		{"Dubai", "4,569 km", "Which class may an employee book from Munich to Dubai?", "Yes, business class.", ""},
+		{"Delhi", "5,921 km", "May an employee book business class from Munich to Delhi?", "Yes, the distance exceeds 5,000 km.", ""},
+	} {
+		fact := source{kind: KindFact, fact: graphrag.Fact{ID: "f", Sentence: tc.city + " DISTANCE_FROM_MUNICH " + tc.km}}
+		srcs := []source{policy, fact}
+		cs := comparisons(tc.question, keyLines(tc.question, srcs, 24), srcs)
+		if got := contradictedYes(tc.question, tc.answer, cs); got != tc.want {
+			t.Errorf("contradictedYes(%q, %q) = %q, want %q", tc.question, tc.answer, got, tc.want)
+		}
+	}
+}

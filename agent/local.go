@@ -212,6 +212,12 @@ func (r *run) compactAttempt(ctx context.Context, user string, srcs []source, cm
 		r.finished(NodeGenerate, "The answer did not give the number asked for")
 		return false, &a, setAside{text: answer, why: "the question asks for a number and it gives none"}, nil
 	}
+	if why := contradictedYes(r.st.question, answer, cmp); why != "" {
+		r.st.critique = "The answer says yes where the sources' condition is not met."
+		r.rec.send(Event{Type: EventNodeFinished, Node: NodeAudit, Summary: "Set aside: the answer says yes, but " + clip(why, 200)})
+		r.finished(NodeGenerate, "The answer went against the comparison with the sources' condition")
+		return false, &a, setAside{text: answer, why: why}, nil
+	}
 	// The model's own answer and facts are matched to their sources by wording when it cited none, before
 	// the linking facts, which carry their markers, are listed with them.
 	text := answer

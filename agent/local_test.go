@@ -105,6 +105,30 @@ func TestLocalProfileListsTheRuleLineTheAnswerRestsOn(t *testing.T) {
 	}
 }
 
+// A yes that the comparison with the sources' condition contradicts (Dubai is 4,569 km from Munich;
+// business class needs more than 5,000 km) is set aside and asked for again with the reason; the second
+// answer, a no, stands.
+func TestLocalProfileSetsAsideAContradictedYes(t *testing.T) {
+	m := newModel(t)
+	var prompts []string
+	m.on(taskCompact, func(c call) llmtest.Reply {
+		prompts = append(prompts, c.LastUser())
+		answer := "Yes, business class is permitted."
+		if len(prompts) > 1 {
+			answer = "No: business class needs a distance over 5,000 km, and Dubai is 4569 km from Munich [" + strconv.Itoa(c.find("4569")) + "]."
+		}
+		facts := []string{"Business class is allowed when the distance exceeds 5,000 km [" + strconv.Itoa(c.find("5,000 km")) + "]"}
+		return reply(compactReply{Facts: facts, Reasoning: "The distance decides.", Answerable: true, Answer: answer, Search: []string{}})
+	})
+	res, _ := ask(t, localAgent(m), "May an employee book business class from Munich to Dubai?")
+	if len(prompts) != 2 || !strings.Contains(prompts[1], "does not meet the condition of “Business class") {
+		t.Fatalf("%d answer calls; want two, the second naming the unmet condition:\n%s", len(prompts), prompts[len(prompts)-1])
+	}
+	if !strings.HasPrefix(res.Answer, "No: business class") || res.NotFound {
+		t.Errorf("answer = %q, want the second answer, the no", res.Answer)
+	}
+}
+
 // A model that marks an invention answerable (a subject of one document joined to a name of another) is
 // caught by the claim check and asked once more, the invention named; the second pass runs the searches
 // the model asked for, its answer call starting with the first call's prompt, and the run refuses
