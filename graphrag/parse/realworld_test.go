@@ -15,9 +15,10 @@ import (
 
 // realWorldPDFs are PDFs made here by real producers (testdata/realworld): Chromium's print to PDF of
 // report.html (Skia), ps2pdf of letter.ps (Ghostscript 10), Ghostscript's pdfwrite re-distilling
-// testdata/sample.pdf, LibreOffice 7.4 exporting testdata/sample.docx, and Tesseract 5.3's PDF of a
-// scanned page of ghostscript.pdf (an image under invisible text). Each lists text the reader must yield
-// and the page it must be found on.
+// testdata/sample.pdf, LibreOffice 7.4 exporting testdata/sample.docx, Tesseract 5.3's PDF of a
+// scanned page of ghostscript.pdf (an image under invisible text), and pdfTeX 1.40 (TeX Live 2022) compiling
+// pdftex.tex (Computer Modern Type 1 fonts, whose fi, ffi, fl and ffl are ligature glyphs; a footnote, a
+// table, a page break). Each lists text the reader must yield and the page it must be found on.
 var realWorldPDFs = []realWorldPDF{
 	{"chromium.pdf", 2, map[string]int{
 		"# Denied boarding compensation": 1, "The airline pays within seven days.": 1, "## Amounts": 1,
@@ -37,6 +38,13 @@ var realWorldPDFs = []realWorldPDF{
 	{"libreoffice.pdf", 1, map[string]int{
 		"Airline staff handbook": 1, "Amounts depend on distance.": 1, "250 EUR up to 1500 km": 1,
 		"Last paragraph with <angle> & ampersand.": 1,
+	}},
+	{"pdftex.pdf", 2, map[string]int{
+		"# 1 Baggage rules for staff travel": 1, "check one suitcase of at most 23 kg.": 1,
+		"The first official flight of the season leaves on a Monday; efficient offices fill their baggage forms in advance.": 1,
+		"1.1 Allowances by fare": 1, "Fare Cabin bag Checked bag": 1, "Classic 8 kg 23 kg": 1, "Flex 10 kg 2 x 23 kg": 1,
+		"The form is kept for two years.": 1, "# 2 Oversized items": 2,
+		"A shuffle of suitcases at the gate delays boarding.": 2, "The second page ends with this sentence.": 2,
 	}},
 	{"tesseract.pdf", 1, map[string]int{
 		"Munich Airport is the second busiest airport in Germany.":                 1,
