@@ -1,10 +1,12 @@
 package handlers
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"net/http"
 
+	"github.com/hopwise/hopwise/agent"
 	"github.com/hopwise/hopwise/graphrag"
 	"github.com/hopwise/hopwise/mcpserver"
 	"github.com/labstack/echo/v4"
@@ -33,24 +35,50 @@ func (s *server) routeMCP(e *echo.Echo) {
 // newMCPHandler is the MCP server over this view's workspace, made on its first question.
 func (s *server) newMCPHandler() http.Handler {
 	return mcpserver.HTTPHandler(mcpserver.New(mcpserver.Options{
-		Service: s.service(), Chat: s.Chat, Logger: s.Logger, Admit: s.admitQuestion, MaxQuestionChars: s.Limits.MaxQuestionChars,
-		Scope: mcpScope,
+		Service: s.service(), Chat: s.Chat, Runs: mcpRuns{s}, Logger: s.Logger, Admit: s.admitQuestion,
+		MaxQuestionChars: s.Limits.MaxQuestionChars, Scope: mcpScope,
 	}), s.Logger)
 }
 
-// admitQuestion lets an MCP question run when its client is within the rate and the cap of answers being
-// written is not reached.
+// admitQuestion lets an MCP question run when its client is within the rate; the cap of answers being
+// written is the runs' (askTurn).
 func (s *server) admitQuestion(ctx context.Context) (func(), error) {
 	if ip, ok := ctx.Value(clientKey{}).(string); ok {
 		if allowed, _ := s.askRate.Allow(ip); !allowed {
 			return nil, errors.New("too many questions in a short time: please wait a minute and ask again")
 		}
 	}
-	release, ok := s.asks.acquire()
-	if !ok {
-		return nil, errors.New(errTooBusy.Message.(string))
+	return func() {}, nil
+}
+
+// mcpRuns answers MCP's questions as the JSON API's streams do (apiAskStream): the turn is stored as asked,
+// its run starts in this process with its events written to the store, and the call follows them from
+// there (followRun), so the conversation list shows the question at once and the page, or the turn's
+// events from any process, follows the answer while it is written.
+type mcpRuns struct{ s *server }
+
+func (r mcpRuns) Run(ctx context.Context, scope graphrag.ConversationScope, conversationID, q string, events func(agent.SeqEvent)) (graphrag.Turn, agent.Result, error) {
+	s := r.s
+	t, err := s.askTurn(ctx, q, func() (graphrag.Conversation, error) { return s.Chat.Start(ctx, scope, conversationID, q) })
+	if errors.Is(err, errTooBusy) {
+		return t, agent.Result{}, mcpserver.ErrBusy
 	}
-	return release, nil
+	if err != nil {
+		return t, agent.Result{}, err
+	}
+	if t.Status == agent.TurnRunning {
+		ended := s.followRun(ctx, t.ID, 0, runSink{
+			event: func(e agent.SeqEvent) error { events(e); return nil },
+			ping:  func() error { return nil },
+		})
+		if !ended {
+			return t, agent.Result{}, cmp.Or(ctx.Err(), context.Canceled)
+		}
+	}
+	if t, err = s.scopedTurn(ctx, scope, t.ConversationID, t.ID); err != nil {
+		return t, agent.Result{}, err
+	}
+	return t, turnResult(t), nil
 }
 
 // mcpScope is the scope routeMCP put in the request; none (sees nothing) if it is missing.

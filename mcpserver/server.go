@@ -7,6 +7,7 @@ package mcpserver
 import (
 	"cmp"
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"net/http"
@@ -24,10 +25,28 @@ type Asker interface {
 	Ask(ctx context.Context, conversationID, question string, emit func(agent.Event)) (graphrag.Turn, agent.Result, error)
 }
 
+// Runner answers a question as the page and the JSON API's streams do (a web server's runs): Run stores
+// question as a turn of the conversation conversationID opens (a new one, owned by scope's account, when
+// it is empty; graphrag.ErrNotFound for one outside scope), starts its run apart from the call, its events
+// written to the store as they happen, and hands each stored event to events, in order, as it is written.
+// It returns once the run ended, with the turn as stored and its result; a ctx that ends first returns
+// ctx's error, and the run goes on for as long as a stream that follows it would (the page, or
+// GET /api/v1/conversations/{id}/turns/{turn}/events from any process sharing the store, can follow it).
+// A question refused because too many are being answered is ErrBusy.
+type Runner interface {
+	Run(ctx context.Context, scope graphrag.ConversationScope, conversationID, question string, events func(agent.SeqEvent)) (graphrag.Turn, agent.Result, error)
+}
+
+// ErrBusy is a Runner's refusal of a question while too many are being answered.
+var ErrBusy = errors.New("mcpserver: too many questions are being answered")
+
 // Options are what the tools need.
 type Options struct {
 	Service apiv1.Service
 	Chat    Asker
+	// Runs, when set, answers ask's questions instead of Chat.Ask within the call: their turns and events
+	// are in the store from the start, so the conversation list shows them and any process follows them.
+	Runs    Runner
 	Logger  *slog.Logger
 	Version string
 	// Admit is asked before a question is answered: it returns the function that frees the place, or an

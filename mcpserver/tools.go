@@ -100,6 +100,9 @@ func (t tools) ask(ctx context.Context, req *mcp.CallToolRequest, in askIn) (*mc
 		return nil, apiv1.Answer{}, err
 	}
 	defer release()
+	if t.Runs != nil {
+		return t.run(ctx, req, strings.TrimSpace(in.ConversationID), q)
+	}
 	conv, err := t.Chat.Start(ctx, t.Scope(ctx), strings.TrimSpace(in.ConversationID), q)
 	if err != nil {
 		return nil, apiv1.Answer{}, t.problem("ask", err)
@@ -108,11 +111,40 @@ func (t tools) ask(ctx context.Context, req *mcp.CallToolRequest, in askIn) (*mc
 	if err != nil {
 		t.Logger.Warn("mcp: ask failed", "conversation", turn.ConversationID, "turn", turn.ID, "err", err)
 		if ctx.Err() != nil {
-			return nil, apiv1.Answer{}, errors.New("the question was stopped before the answer was finished")
+			return nil, apiv1.Answer{}, errStopped
 		}
-		return nil, apiv1.Answer{}, errors.New("the answer could not be finished; please try again, and if it keeps failing, check Hopwise's Status page")
+		return nil, apiv1.Answer{}, errUnfinished
 	}
 	return nil, apiv1.NewAnswer(turn, res), nil
+}
+
+var (
+	errStopped    = errors.New("the question was stopped before the answer was finished")
+	errUnfinished = errors.New("the answer could not be finished; please try again, and if it keeps failing, check Hopwise's Status page")
+)
+
+// run answers q through Runs: the progress notifications are the run's stored events.
+func (t tools) run(ctx context.Context, req *mcp.CallToolRequest, conversationID, q string) (*mcp.CallToolResult, apiv1.Answer, error) {
+	report := progress(ctx, req)
+	turn, res, err := t.Runs.Run(ctx, t.Scope(ctx), conversationID, q, func(e agent.SeqEvent) { report(e.Event) })
+	switch {
+	case ctx.Err() != nil:
+		return nil, apiv1.Answer{}, errStopped
+	case errors.Is(err, ErrBusy):
+		return nil, apiv1.Answer{}, errors.New("too many questions are being answered right now; please ask again in a minute")
+	case err != nil:
+		return nil, apiv1.Answer{}, t.problem("ask", err)
+	}
+	switch turn.Status {
+	case agent.TurnDone:
+		return nil, apiv1.NewAnswer(turn, res), nil
+	case agent.TurnCancelled:
+		return nil, apiv1.Answer{}, errors.New("the answer was stopped (from Hopwise's page) before it was finished")
+	case agent.TurnInterrupted:
+		return nil, apiv1.Answer{}, errors.New("the server writing the answer stopped before it was finished; please ask again")
+	}
+	t.Logger.Warn("mcp: ask failed", "conversation", turn.ConversationID, "turn", turn.ID, "status", turn.Status)
+	return nil, apiv1.Answer{}, errUnfinished
 }
 
 // progress reports the run's steps as progress notifications when the client asked for them.

@@ -56,6 +56,14 @@ func sharedNeo4j(t *testing.T) string {
 
 func startShared(t *testing.T, bin, uri, modelURL, name string) *sharedServe {
 	t.Helper()
+	return startServeIn(t, bin, t.TempDir(), modelURL, name, "NEO4J_URI="+uri, "EMBED_DIM=256", "LLM_MODEL=test-model",
+		"HOPWISE_LOG_LEVEL=info", "HOPWISE_SECRET=the-same-secret-on-every-process", "HOPWISE_LEASE="+sharedLease.String(),
+		"ENTITY_RESOLUTION=false")
+}
+
+// startServeIn starts `hopwise serve` on dataDir with env beside hopwiseCmd's, and waits until it serves.
+func startServeIn(t *testing.T, bin, dataDir, modelURL, name string, env ...string) *sharedServe {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -63,9 +71,8 @@ func startShared(t *testing.T, bin, uri, modelURL, name string) *sharedServe {
 	addr := ln.Addr().String()
 	ln.Close()
 	p := &sharedServe{name: name, base: "http://" + addr, done: make(chan struct{}), log: &lockedBuffer{}}
-	p.cmd = hopwiseCmd(context.Background(), bin, t.TempDir(), modelURL, "serve", "--addr", addr)
-	p.cmd.Env = append(p.cmd.Env, "NEO4J_URI="+uri, "EMBED_DIM=256", "LLM_MODEL=test-model", "HOPWISE_LOG_LEVEL=info",
-		"HOPWISE_SECRET=the-same-secret-on-every-process", "HOPWISE_LEASE="+sharedLease.String(), "ENTITY_RESOLUTION=false")
+	p.cmd = hopwiseCmd(context.Background(), bin, dataDir, modelURL, "serve", "--addr", addr)
+	p.cmd.Env = append(p.cmd.Env, env...)
 	p.cmd.Stdout, p.cmd.Stderr = p.log, p.log
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -312,6 +319,21 @@ func manyPassages(n int) string {
 	return b.String()
 }
 
+// sharedDocs are the documents the tests upload: a long one (manyPassages(n)) and two of the samples
+// that answer webtest.DelhiQuestion.
+func sharedDocs(t *testing.T, n int) map[string]string {
+	t.Helper()
+	docs := map[string]string{"rail-timetable.md": manyPassages(n)}
+	for _, name := range []string{"flight-compensation-eu-vs-us.md", "munich-city-distances.md"} {
+		src, err := os.ReadFile(demoDir + "/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs[name] = string(src)
+	}
+	return docs
+}
+
 // TestSharedServeUploadAndAsk uploads through one process and watches the progress through the other, and
 // asks through one and streams the answer from the other (which starts it), while the first follows it too.
 func TestSharedServeUploadAndAsk(t *testing.T) {
@@ -322,14 +344,7 @@ func TestSharedServeUploadAndAsk(t *testing.T) {
 	br := newSharedBrowser(t, a)
 
 	// Uploaded through a, whose ingester runs the jobs; b's documents page shows their progress and end.
-	docs := map[string]string{"rail-timetable.md": manyPassages(40)}
-	for _, name := range []string{"flight-compensation-eu-vs-us.md", "munich-city-distances.md"} {
-		src, err := os.ReadFile(demoDir + "/" + name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		docs[name] = string(src)
-	}
+	docs := sharedDocs(t, 40)
 	br.upload(a, docs)
 	events, ok := br.stream(b.base+"/documents/events", "").until("idle", "")
 	if !ok {

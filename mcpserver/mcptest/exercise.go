@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/hopwise/hopwise/agent"
 	"github.com/hopwise/hopwise/apiv1"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -20,6 +21,9 @@ type Progress struct{ n atomic.Int32 }
 
 // Handler is a ProgressNotificationHandler.
 func (p *Progress) Handler(context.Context, *mcp.ProgressNotificationClientRequest) { p.n.Add(1) }
+
+// Count is how many notifications were received.
+func (p *Progress) Count() int { return int(p.n.Load()) }
 
 // Exercise lists the tools and calls each one on the demo corpus (6 documents); question is asked with ask,
 // and its answer must hold want and cite two sources. When progress is not nil, ask must have reported steps.
@@ -134,4 +138,46 @@ func text(res *mcp.CallToolResult) string {
 		}
 	}
 	return b.String()
+}
+
+// Ask calls ask with question and a progress token and returns its answer, or the tool's error message
+// (msg) when it failed as a tool, or the protocol's error.
+func Ask(ctx context.Context, cs *mcp.ClientSession, question, token string) (ans apiv1.Answer, msg string, err error) {
+	params := &mcp.CallToolParams{Name: "ask", Arguments: map[string]any{"question": question}}
+	params.SetProgressToken(token)
+	res, err := cs.CallTool(ctx, params)
+	if err != nil {
+		return ans, "", err
+	}
+	if res.IsError {
+		return ans, text(res), nil
+	}
+	b, _ := json.Marshal(res.StructuredContent)
+	return ans, "", json.Unmarshal(b, &ans)
+}
+
+// CheckStreamed checks what a stream of an asked turn's stored events (the JSON API's, as JSON) showed
+// against the answer ask returned: its tokens make the answer's beginning, and the call's progress
+// notifications were the run's steps, no more.
+func CheckStreamed(t *testing.T, events []string, ans apiv1.Answer, progress *Progress) {
+	t.Helper()
+	var streamed []agent.Event
+	steps := 0
+	for _, data := range events {
+		var e agent.Event
+		if err := json.Unmarshal([]byte(data), &e); err != nil {
+			t.Fatalf("event %s: %v", data, err)
+		}
+		streamed = append(streamed, e)
+		if e.Type == agent.EventNodeStarted && e.Summary != "" {
+			steps++
+		}
+	}
+	text, _ := agent.Replay(streamed)
+	if text = strings.TrimSpace(text); len(text) < 20 || !strings.HasPrefix(ans.Answer, text[:20]) {
+		t.Errorf("the stream's tokens made %q; the call answered %q", text, ans.Answer)
+	}
+	if n := progress.Count(); n == 0 || n > steps {
+		t.Errorf("%d progress notifications for %d steps the run stored", n, steps)
+	}
 }
