@@ -38,7 +38,9 @@ else
 fi
 
 summary=$(mktemp)
-"$GO" test -race -count=1 -json $PKGS 2>&1 | "$GO" run ./scripts/testsummary -summary "$summary"
+# -timeout: cmd/hopwise runs real processes on the shared Neo4j (TestSharedServeKill9 took 3-12 minutes at
+# load 20-45), beyond go test's default 10 minutes a package.
+"$GO" test -race -count=1 -timeout 30m -json $PKGS 2>&1 | "$GO" run ./scripts/testsummary -summary "$summary"
 status=$?
 if ! FUZZTIME=${FUZZTIME:-2000x} scripts/fuzz.sh; then
   status=1
