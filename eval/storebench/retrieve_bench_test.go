@@ -16,7 +16,7 @@ import (
 
 // BenchmarkHybridSearch is one question through hybrid search as the agent runs it: the query embedded
 // (hashing, no model), BM25 and vector search, fused, top 10. It reports the median (p50-ms) besides the
-// mean.
+// mean, and the CPU time a question takes (cpu-ms/op; server-cpu-ms/op too, see passCPU).
 func BenchmarkHybridSearch(b *testing.B) {
 	forEachStore(b, func(b *testing.B, st graphrag.Store, c corpus) {
 		r := graphrag.NewRetriever(st, embedder{})
@@ -24,6 +24,7 @@ func BenchmarkHybridSearch(b *testing.B) {
 		found := 0
 		var took []time.Duration
 		b.ResetTimer()
+		cpu := startCPU()
 		for i := 0; b.Loop(); i++ {
 			start := time.Now()
 			res, err := r.Search(b.Context(), []graphrag.Query{{Text: qs[i%len(qs)]}}, 10)
@@ -33,6 +34,7 @@ func BenchmarkHybridSearch(b *testing.B) {
 			took = append(took, time.Since(start))
 			found += len(res)
 		}
+		cpu.report(b, len(took))
 		if found == 0 {
 			b.Fatal("no query found anything")
 		}
@@ -48,7 +50,8 @@ func reportMedian(b *testing.B, took []time.Duration) {
 
 // BenchmarkGraphFacts is one question through retrieval as the agent's pass runs it: hybrid search, the
 // entities it names linked, the subgraph around them and the first passages read, the walk, 16 facts with
-// 2 source chunks each. It reports the median (p50-ms) besides the mean.
+// 2 source chunks each. It reports the median (p50-ms) besides the mean, and the CPU time a pass takes
+// (cpu-ms/op; server-cpu-ms/op too, see passCPU).
 func BenchmarkGraphFacts(b *testing.B) {
 	forEachStore(b, func(b *testing.B, st graphrag.Store, c corpus) {
 		r := graphrag.NewRetriever(st, embedder{})
@@ -56,6 +59,7 @@ func BenchmarkGraphFacts(b *testing.B) {
 		facts := 0
 		var took []time.Duration
 		b.ResetTimer()
+		cpu := startCPU()
 		for i := 0; b.Loop(); i++ {
 			start := time.Now()
 			res, err := r.Retrieve(b.Context(), []graphrag.Query{{Text: qs[i%len(qs)]}}, eval.AgentRetrieval)
@@ -65,6 +69,7 @@ func BenchmarkGraphFacts(b *testing.B) {
 			took = append(took, time.Since(start))
 			facts += len(res.Facts)
 		}
+		cpu.report(b, len(took))
 		if facts == 0 {
 			b.Fatal("no query found a fact")
 		}

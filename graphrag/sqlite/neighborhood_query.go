@@ -54,10 +54,11 @@ func (s *Store) Neighborhood(ctx context.Context, keys []string, hops, limit int
 	return edges, nil
 }
 
-// supported is a relation with the number of chunks that support it.
+// supported is a relation with the number of chunks that support it and its rowid.
 type supported struct {
 	graphrag.Relation
 	support int
+	rowid   int64
 }
 
 // relationsTouching returns the relations with an end among keys, best supported first.
@@ -77,13 +78,12 @@ func (s *Store) relationsTouching(ctx context.Context, keys []string) ([]support
 	return out, nil
 }
 
-// readRelations reads the relations matching where, with their support and vectors.
+// readRelations reads the relations matching where, with their support, vectors and rowids.
 func (s *Store) readRelations(ctx context.Context, where string, args []any) ([]supported, error) {
 	s.spaceMu.RLock() // the vectors read and the dimension they are decoded with are of one space
 	defer s.spaceMu.RUnlock()
 	rows, err := s.reader.QueryContext(ctx, `SELECT r.id, r.source, r.target, r.type, r.description, r.vals, r.embedding,
-		(SELECT count(*) FROM relation_chunks rc WHERE rc.relation_id = r.id)
-		FROM relations r WHERE `+where, args...)
+		r.support, r.rowid FROM relations r WHERE `+where, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -93,7 +93,7 @@ func (s *Store) readRelations(ctx context.Context, where string, args []any) ([]
 		var r supported
 		var vals string
 		var vec []byte
-		if err := rows.Scan(&r.ID, &r.Source, &r.Target, &r.Type, &r.Description, &vals, &vec, &r.support); err != nil {
+		if err := rows.Scan(&r.ID, &r.Source, &r.Target, &r.Type, &r.Description, &vals, &vec, &r.support, &r.rowid); err != nil {
 			return nil, err
 		}
 		if err := json.Unmarshal([]byte(vals), &r.Values); err != nil {

@@ -207,4 +207,39 @@ END;`,
 	// 15: each workspace's entity types and the workspace of each audit event (workspaceSettingsSchema in
 	// auth_workspace.go).
 	workspaceSettingsSchema,
+	// 16: each relation's support (the chunks that support it) and each entity's mention count (the chunks
+	// that mention it), kept by triggers whoever writes (a cascade from a deleted chunk, relation or entity
+	// fires them too), and indexes of each end of a relation holding the other end, the support, type and
+	// ID, which replace the ends' indexes: a walk ranks the relations around its seeds from these indexes
+	// alone and reads the rows of the few it keeps, and reads the mention counts of the entities it meets
+	// from their rows (counting each candidate's supports, reading its row, vector included, and counting
+	// a hub's thousands of mentions were most of a graph read).
+	`ALTER TABLE relations ADD COLUMN support INTEGER NOT NULL DEFAULT 0;
+UPDATE relations SET support = (SELECT count(*) FROM relation_chunks rc WHERE rc.relation_id = relations.id);
+CREATE TRIGGER relation_chunks_support_insert AFTER INSERT ON relation_chunks BEGIN
+	UPDATE relations SET support = support + 1 WHERE id = new.relation_id;
+END;
+CREATE TRIGGER relation_chunks_support_delete AFTER DELETE ON relation_chunks BEGIN
+	UPDATE relations SET support = support - 1 WHERE id = old.relation_id;
+END;
+CREATE TRIGGER relation_chunks_support_update AFTER UPDATE OF relation_id ON relation_chunks BEGIN
+	UPDATE relations SET support = support - 1 WHERE id = old.relation_id;
+	UPDATE relations SET support = support + 1 WHERE id = new.relation_id;
+END;
+CREATE INDEX relations_source_ranked ON relations(source, target, support, type, id);
+CREATE INDEX relations_target_ranked ON relations(target, source, support, type, id);
+DROP INDEX relations_source;
+DROP INDEX relations_target;
+ALTER TABLE entities ADD COLUMN mention_count INTEGER NOT NULL DEFAULT 0;
+UPDATE entities SET mention_count = (SELECT count(*) FROM mentions m WHERE m.entity_key = entities.key);
+CREATE TRIGGER mentions_count_insert AFTER INSERT ON mentions BEGIN
+	UPDATE entities SET mention_count = mention_count + 1 WHERE key = new.entity_key;
+END;
+CREATE TRIGGER mentions_count_delete AFTER DELETE ON mentions BEGIN
+	UPDATE entities SET mention_count = mention_count - 1 WHERE key = old.entity_key;
+END;
+CREATE TRIGGER mentions_count_update AFTER UPDATE OF entity_key ON mentions BEGIN
+	UPDATE entities SET mention_count = mention_count - 1 WHERE key = old.entity_key;
+	UPDATE entities SET mention_count = mention_count + 1 WHERE key = new.entity_key;
+END;`,
 }

@@ -33,7 +33,13 @@ func TestMigrateFromAnOlderVersion(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Take the file back to version 1, as an older Hopwise left it.
-	if _, err := s.writer.ExecContext(t.Context(), `DROP TRIGGER chunks_vector_insert; DROP TRIGGER chunks_vector_update;
+	if _, err := s.writer.ExecContext(t.Context(), `DROP TRIGGER relation_chunks_support_insert;
+		DROP TRIGGER relation_chunks_support_delete; DROP TRIGGER relation_chunks_support_update;
+		DROP TRIGGER mentions_count_insert; DROP TRIGGER mentions_count_delete; DROP TRIGGER mentions_count_update;
+		DROP INDEX relations_source_ranked; DROP INDEX relations_target_ranked;
+		CREATE INDEX relations_source ON relations(source); CREATE INDEX relations_target ON relations(target);
+		ALTER TABLE relations DROP COLUMN support; ALTER TABLE entities DROP COLUMN mention_count;
+		DROP TRIGGER chunks_vector_insert; DROP TRIGGER chunks_vector_update;
 		DROP TRIGGER chunks_vector_delete; DROP TRIGGER documents_vectors_publish; DROP TABLE vector_changes;
 		DROP INDEX chunks_reextract; DROP INDEX chunks_reextracted;
 		ALTER TABLE chunks DROP COLUMN graph_next;
@@ -70,6 +76,11 @@ func TestMigrateFromAnOlderVersion(t *testing.T) {
 	var vectors int
 	if err := s.reader.QueryRowContext(t.Context(), `SELECT count(embedding) FROM relations`).Scan(&vectors); err != nil {
 		t.Errorf("relations.embedding after migration: %v", err)
+	}
+	checkGraphCounts(t, s) // the supports and mention counts of the relation and entities fill put
+	var supported int
+	if err := s.reader.QueryRowContext(t.Context(), `SELECT count(*) FROM relations WHERE support = 1`).Scan(&supported); err != nil || supported != 1 {
+		t.Errorf("relations.support after migration: %d relations supported once, %v; want 1", supported, err)
 	}
 	var replacing, staged int
 	err := s.reader.QueryRowContext(t.Context(), `SELECT (SELECT count(*) FROM documents WHERE replaces <> ''),

@@ -11,7 +11,9 @@ import (
 
 func TestStoreContract(t *testing.T) {
 	storetest.Run(t, func(t *testing.T, dim int) graphrag.Store {
-		return openTemp(t, filepath.Join(t.TempDir(), "hopwise.db"), dim)
+		s := openTemp(t, filepath.Join(t.TempDir(), "hopwise.db"), dim)
+		t.Cleanup(func() { checkGraphCounts(t, s) }) // before openTemp's Close
+		return s
 	})
 }
 

@@ -56,15 +56,15 @@ func (s *Store) Subgraph(ctx context.Context, q graphrag.SubgraphQuery) (graphra
 	return sg, nil
 }
 
-// mentionsOf sets each entity's mention count (one grouped count over the mentions index) and its first
+// mentionsOf sets each entity's mention count (kept in its row by triggers) and its first
 // perEntity chunks: all the mentions of the entities mentioned no more often, read together, and one
 // bounded index read per hub entity (a window over every mention of a hub entity cost more than all the
 // rest of a walk, and a statement per entity, most of them mentioned once or twice, most of a subgraph).
 func (s *Store) mentionsOf(ctx context.Context, keys []string, perEntity int, sg *graphrag.Subgraph) error {
 	for lo := 0; lo < len(keys); lo += batchSize {
 		part := keys[lo:min(lo+batchSize, len(keys))]
-		rows, err := s.reader.QueryContext(ctx, `SELECT entity_key, count(*) FROM mentions WHERE entity_key IN (`+
-			placeholders(len(part))+`) GROUP BY entity_key`, stringArgs(part)...)
+		rows, err := s.reader.QueryContext(ctx, `SELECT key, mention_count FROM entities WHERE key IN (`+
+			placeholders(len(part))+`) AND mention_count > 0`, stringArgs(part)...)
 		if err != nil {
 			return err
 		}
@@ -157,39 +157,18 @@ func (s *Store) subgraphRelations(ctx context.Context, keys, near []string, max 
 		}
 		return out
 	}
-	touching, err := s.relationsTouching(ctx, notHub(keys))
+	// a relation joining two hubs is not read, as in Neo4j
+	rowids, err := s.rankedRelations(ctx, notHub(keys), notHub(near), near, max)
 	if err != nil {
 		return nil, err
 	}
-	ids := map[string]bool{}
-	for _, r := range touching {
-		ids[r.ID] = true
+	rels, err := s.relationRows(ctx, rowids)
+	if err != nil {
+		return nil, err
 	}
-	small := notHub(near) // a relation joining two hubs is not read, as in Neo4j
-	if len(small) > 0 {
-		// Found by rows of the ends' indexes alone (a relation's row, with its vector, is read only when it
-		// joins two of them): testing the other end of every relation of every small entity read each row.
-		in, args := placeholders(len(near)), stringArgs(near)
-		inSmall, argsSmall := placeholders(len(small)), stringArgs(small)
-		between, err := s.readRelations(ctx, `r.rowid IN (SELECT rowid FROM relations WHERE source IN (`+inSmall+`)
-				INTERSECT SELECT rowid FROM relations WHERE target IN (`+in+`)) OR
-			r.rowid IN (SELECT rowid FROM relations WHERE target IN (`+inSmall+`)
-				INTERSECT SELECT rowid FROM relations WHERE source IN (`+in+`))`,
-			slices.Concat(argsSmall, args, argsSmall, args))
-		if err != nil {
-			return nil, err
-		}
-		for _, r := range between {
-			if !ids[r.ID] {
-				ids[r.ID] = true
-				touching = append(touching, r)
-			}
-		}
-	}
-	sortSupported(touching)
-	edges := make([]graphrag.Edge, 0, min(len(touching), max))
-	for _, r := range touching[:min(len(touching), max)] {
-		edges = append(edges, graphrag.Edge{Relation: r.Relation, Hop: 1})
+	edges := make([]graphrag.Edge, len(rels))
+	for i, r := range rels {
+		edges[i] = graphrag.Edge{Relation: r, Hop: 1}
 	}
 	if err := s.fillEdges(ctx, edges); err != nil {
 		return nil, err
@@ -197,6 +176,59 @@ func (s *Store) subgraphRelations(ctx context.Context, keys, near []string, max 
 	out := make([]graphrag.Relation, len(edges))
 	for i, e := range edges {
 		out[i] = e.Relation
+	}
+	return out, nil
+}
+
+// rankedRelations returns the rowids of the relations with an end among touch or joining one of small to
+// one of near, the best supported first (then by type and ID), at most max. It reads the ends' indexes
+// alone (relations_source_ranked and relations_target_ranked hold the other end, support, type and ID).
+func (s *Store) rankedRelations(ctx context.Context, touch, small, near []string, max int) ([]int64, error) {
+	const sel = `SELECT rowid AS rid, id, type, support FROM relations WHERE `
+	var parts []string
+	var args []any
+	if len(touch) > 0 {
+		in, a := placeholders(len(touch)), stringArgs(touch)
+		parts = append(parts, sel+`source IN (`+in+`)`, sel+`target IN (`+in+`)`)
+		args = slices.Concat(args, a, a)
+	}
+	if len(small) > 0 && len(near) > 0 {
+		inSmall, aSmall := placeholders(len(small)), stringArgs(small)
+		in, a := placeholders(len(near)), stringArgs(near)
+		parts = append(parts, sel+`source IN (`+inSmall+`) AND target IN (`+in+`)`,
+			sel+`target IN (`+inSmall+`) AND source IN (`+in+`)`)
+		args = slices.Concat(args, aSmall, a, aSmall, a)
+	}
+	if len(parts) == 0 || max <= 0 {
+		return nil, nil
+	}
+	return queryInts(ctx, s.reader, `SELECT rid FROM (`+strings.Join(parts, ` UNION `)+`)
+		ORDER BY support DESC, type, id LIMIT ?`, append(args, max)...)
+}
+
+// relationRows reads the relations of these rowids, with their vectors, in the order given; a relation
+// deleted since its rowid was read is left out.
+func (s *Store) relationRows(ctx context.Context, rowids []int64) ([]graphrag.Relation, error) {
+	byRow := make(map[int64]graphrag.Relation, len(rowids))
+	for lo := 0; lo < len(rowids); lo += batchSize {
+		part := rowids[lo:min(lo+batchSize, len(rowids))]
+		args := make([]any, len(part))
+		for i, id := range part {
+			args[i] = id
+		}
+		found, err := s.readRelations(ctx, `r.rowid IN (`+placeholders(len(part))+`)`, args)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range found {
+			byRow[r.rowid] = r.Relation
+		}
+	}
+	out := make([]graphrag.Relation, 0, len(rowids))
+	for _, id := range rowids {
+		if r, ok := byRow[id]; ok {
+			out = append(out, r)
+		}
 	}
 	return out, nil
 }
