@@ -264,7 +264,7 @@ func (in *Ingester) extractOne(ctx context.Context, c Chunk) error {
 	if err := in.embedFacts(ctx, x.Relations); err != nil {
 		return err
 	}
-	if err := in.store.PutExtraction(ctx, x); err != nil {
+	if err := in.putResolved(ctx, c, x); err != nil {
 		return fmt.Errorf("store extraction: %w", err)
 	}
 	return nil

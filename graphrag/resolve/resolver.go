@@ -156,9 +156,16 @@ func (r *Resolver) resolve(ctx context.Context, c graphrag.Chunk, x graphrag.Ext
 		return x, fmt.Errorf("resolve: read edits: %w", err)
 	}
 	x = graphrag.RuleSet(edits).Apply(x)
+	// a key merged on another passage goes where that merge sent it, whichever passage came first (named
+	// as the entity kept once resolved: the comparisons below read the names as written, whose vectors
+	// were asked for before)
+	x, names, err := r.redirect(ctx, c, x, edits)
+	if err != nil {
+		return x, err
+	}
 	distinct := distinctPairs(edits)
 	var record []graphrag.Edit
-	to, names := map[string]string{}, map[string]string{}
+	to := map[string]string{}
 
 	mentions, err := r.mentions(ctx, c, x)
 	if err != nil {
@@ -176,9 +183,9 @@ func (r *Resolver) resolve(ctx context.Context, c graphrag.Chunk, x graphrag.Ext
 				continue
 			}
 			// the fuller name stays ("Alfred Tarski", the Bharatiya Janata Party), but a place stays under
-			// its plain name, "Athens, Greece" an alias of Athens
+			// its plain name, "Athens, Greece" an alias of Athens (keepsFirst)
 			kept, gone := a, b
-			if (len(b.Name) > len(a.Name)) != (d.Rule == "qualified name") {
+			if !keepsFirst(a.Mention, b.Mention, d.Rule) {
 				kept, gone = b, a
 			}
 			to[gone.key], names[kept.key] = kept.key, kept.Name
@@ -222,7 +229,7 @@ func (r *Resolver) resolve(ctx context.Context, c graphrag.Chunk, x graphrag.Ext
 			return x, fmt.Errorf("resolve: record %s of %q: %w", e.Kind, e.Keys, err)
 		}
 	}
-	if len(to) == 0 {
+	if len(to) == 0 && len(names) == 0 {
 		return x, nil
 	}
 	return graphrag.Rekey(x, to, names), nil
@@ -451,6 +458,13 @@ func (r *Resolver) candidates(ctx context.Context, c graphrag.Chunk, m mention, 
 	}
 	switch best.Verdict {
 	case Merge:
+		// the entity kept is the one keepsFirst says, not the one found first: when it is the new name,
+		// the graph's entity is merged into it once both are stored (StoreResolved)
+		cand := cands[slices.Index(keys, bestKey)]
+		if best.Rule != "known alias" && keepsFirst(m.Mention, cand, best.Rule) {
+			e := mergeEdit(m.key, mention{Mention: cand, key: bestKey}, best, c.ID)
+			return &e, "", nil
+		}
 		e := mergeEdit(bestKey, m, best, "")
 		return &e, bestKey, nil
 	case Review:

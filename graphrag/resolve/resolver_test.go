@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"log/slog"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -70,6 +71,13 @@ var passages = []passage{
 
 func ingest(t *testing.T) (*sqlite.Store, *resolve.Resolver) {
 	t.Helper()
+	return ingestPassages(t, passages)
+}
+
+// ingestPassages ingests ps one at a time, in the order given: what the resolver finds depends on what is
+// stored.
+func ingestPassages(t *testing.T, ps []passage) (*sqlite.Store, *resolve.Resolver) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	quiet := slog.New(slog.DiscardHandler)
@@ -79,20 +87,17 @@ func ingest(t *testing.T) (*sqlite.Store, *resolve.Resolver) {
 	}
 	t.Cleanup(func() { st.Close() })
 	rec := recorded{}
-	for _, p := range passages {
+	for _, p := range ps {
 		rec[p.file] = p
 	}
 	res := resolve.New(st, hashEmbedder{}, quiet)
 	in := graphrag.NewIngester(st, hashEmbedder{}, rec, graphrag.IngestOptions{Workers: 1, ExtractConcurrency: 1, Resolver: res}, quiet)
 	defer runIngester(ctx, in)()
-	pending := map[string]string{}
-	for _, p := range passages {
+	for _, p := range ps {
 		doc, _, err := in.Submit(ctx, p.file, strings.NewReader("# "+p.title+"\n\n"+p.text+"\n"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		pending[doc.ID] = p.file
-		// one at a time, in order: what the resolver finds depends on what is stored
 		if err := graphrag.WaitDone(ctx, st, map[string]string{doc.ID: p.file}, 10*time.Millisecond); err != nil {
 			t.Fatal(err)
 		}
@@ -262,5 +267,69 @@ func TestEntityBriefsMatchFullReads(t *testing.T) {
 	}
 	if n < 10 {
 		t.Fatalf("only %d entities compared", n)
+	}
+}
+
+// TestMergesDoNotDependOnOrder: BJP alone in one document and written out beside the Bharatiya Janata
+// Party in another, and Royal Air Maroc written with and without a space in two more, end as one party
+// and one airline under the same keys whichever document comes first. When the passage that writes BJP
+// out comes second, the merge it decides reaches the BJP the first stored alone (recorded as a merge of
+// its own); the airline keeps the key its names say, not the one stored first. Undoing the merge splits
+// BJP off again in both documents.
+func TestMergesDoNotDependOnOrder(t *testing.T) {
+	ps := []passage{
+		{"chauhan.md", "Prabhatsinh Chauhan", "Prabhatsinh Chauhan is a BJP politician.",
+			[]string{"Prabhatsinh Chauhan", "BJP"}, []graphrag.Triple{{Subject: "Prabhatsinh Chauhan", Predicate: "member of", Object: "BJP"}}},
+		{"ram.md", "Royal AirMaroc", "Royal AirMaroc flies to Casablanca.", []string{"Royal AirMaroc", "Casablanca"},
+			[]graphrag.Triple{{Subject: "Royal AirMaroc", Predicate: "flies to", Object: "Casablanca"}}},
+		{"neeta.md", "Neeta Pateriya", "Neeta Pateriya is a member of the Bharatiya Janata Party (BJP).",
+			[]string{"Neeta Pateriya", "Bharatiya Janata Party", "BJP"}, []graphrag.Triple{{Subject: "Neeta Pateriya", Predicate: "member of", Object: "BJP"}}},
+		{"morocco.md", "Royal Air Maroc", "Royal Air Maroc is the airline of Morocco.", []string{"Royal Air Maroc", "Morocco"},
+			[]graphrag.Triple{{Subject: "Royal Air Maroc", Predicate: "airline of", Object: "Morocco"}}},
+	}
+	reversed := slices.Clone(ps)
+	slices.Reverse(reversed)
+	var shapes []graphShape
+	for _, order := range [][]passage{ps, reversed} {
+		st, _ := ingestPassages(t, order)
+		shape := shapeOf(t.Context(), t, st)
+		shapes = append(shapes, shape)
+		keys := shape.keys()
+		for _, k := range []string{"bharatiya janata party", "royal air maroc", "prabhatsinh chauhan", "neeta pateriya"} {
+			if !slices.Contains(keys, k) {
+				t.Errorf("%s first: no entity %q among %q", order[0].file, k, keys)
+			}
+		}
+		for _, k := range []string{"bjp", "royal airmaroc"} {
+			if slices.Contains(keys, k) {
+				t.Errorf("%s first: %q is an entity of its own (%q)", order[0].file, k, keys)
+			}
+		}
+		party, _ := entity(t, st, "Bharatiya Janata Party")
+		if len(party.DocIDs) != 2 || !slices.Contains(party.Aliases, "BJP") {
+			t.Errorf("%s first: the party = %+v, want it in both documents, also called BJP", order[0].file, party)
+		}
+	}
+	if !reflect.DeepEqual(shapes[0], shapes[1]) {
+		t.Errorf("read in reverse: %s", shapes[1].diff(shapes[0]))
+	}
+
+	// the order in which the merge reached back: one merge decided, one reaching back, both undoable
+	st, _ := ingestPassages(t, ps)
+	ctx := t.Context()
+	merges, err := st.Edits(ctx, graphrag.EditQuery{Keys: []string{"bjp"}, Kinds: []graphrag.EditKind{graphrag.EditMerge}})
+	if err != nil || len(merges) != 2 {
+		t.Fatalf("merges of bjp = %+v, %v; want the one decided and the one reaching back", merges, err)
+	}
+	for _, m := range merges {
+		if m.By != graphrag.ByResolver || m.Rule != "abbreviation" || !slices.Equal(m.Keys, []string{"bharatiya janata party", "bjp"}) {
+			t.Errorf("merge %+v, want BJP into the party by abbreviation", m)
+		}
+	}
+	if _, err := (graphrag.Editor{Store: st}).Undo(ctx, merges[len(merges)-1].ID); err != nil {
+		t.Fatal(err)
+	}
+	if bjp, ok := entity(t, st, "BJP"); !ok || len(bjp.DocIDs) != 2 {
+		t.Errorf("after the undo BJP = %+v, %v; want it back, in both documents", bjp, ok)
 	}
 }
