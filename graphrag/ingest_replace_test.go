@@ -55,9 +55,32 @@ func (e *testEnv) waitFinished() []graphrag.Document {
 	}
 }
 
+// freshStats is the store's counts after a fresh ingest of version 2 into an empty store from open. It
+// runs in a subtest of its own, before the test opens its store: on Neo4j each store from open wipes the
+// one database and holds its lock until the (sub)test ends.
+func freshStats(t *testing.T, open func(*testing.T, int, string) graphrag.Store, opt graphrag.IngestOptions) graphrag.Stats {
+	var fresh graphrag.Stats
+	t.Run("fresh ingest of version 2", func(t *testing.T) {
+		env := newEnvOn(t, open(t, 64, "test-embed"), opt)
+		if p := env.ingest(map[string]string{"policy.md": policyV2})["policy.md"]; p.Status != graphrag.StatusDone {
+			t.Fatalf("fresh ingest of version 2: %+v", p)
+		}
+		fresh = env.stats()
+	})
+	return fresh
+}
+
+// TestReplaceSwapsVersionsAndReusesUnchangedPassages, on SQLite and, with NEO4J_URI, on Neo4j.
 func TestReplaceSwapsVersionsAndReusesUnchangedPassages(t *testing.T) {
+	for kind, open := range reindexStores(t) {
+		t.Run(kind, func(t *testing.T) { testReplaceSwapsVersions(t, open) })
+	}
+}
+
+func testReplaceSwapsVersions(t *testing.T, open func(*testing.T, int, string) graphrag.Store) {
 	opt := graphrag.IngestOptions{Workers: 2, MaxTokens: 40}
-	env := newEnvWith(t, opt)
+	fresh := freshStats(t, open, opt)
+	env := newEnvOn(t, open(t, 64, "test-embed"), opt)
 	ctx := context.Background()
 	v1 := env.ingest(map[string]string{"policy.md": policyV1})["policy.md"]
 	old, err := env.store.Document(ctx, v1.DocID)
@@ -113,10 +136,7 @@ func TestReplaceSwapsVersionsAndReusesUnchangedPassages(t *testing.T) {
 		t.Errorf("SearchText(Sofia Duarte Porto) = %v, %v; want the new version's passage", found, err)
 	}
 
-	replaced := env.stats()
-	freshEnv := newEnvWith(t, opt)
-	freshEnv.ingest(map[string]string{"policy.md": policyV2})
-	if fresh := freshEnv.stats(); fresh != replaced {
+	if replaced := env.stats(); fresh != replaced {
 		t.Errorf("stats after the replace %+v, after a fresh ingest of version 2 %+v", replaced, fresh)
 	}
 
@@ -146,11 +166,20 @@ func TestReplaceRefusesAVersionStillIngesting(t *testing.T) {
 
 // TestInterruptedReplaceResumes: a replace stopped while the changed passage is being extracted leaves the
 // old version answering alone; the next Run resumes the staged version and swaps it in.
+// On SQLite and, with NEO4J_URI, on Neo4j.
 func TestInterruptedReplaceResumes(t *testing.T) {
+	for kind, open := range reindexStores(t) {
+		t.Run(kind, func(t *testing.T) { testInterruptedReplaceResumes(t, open) })
+	}
+}
+
+func testInterruptedReplaceResumes(t *testing.T, open func(*testing.T, int, string) graphrag.Store) {
+	opt := graphrag.IngestOptions{Workers: 1, MaxTokens: 40}
+	fresh := freshStats(t, open, opt)
 	var held atomic.Bool
 	held.Store(true)
 	asked := make(chan struct{}, 8)
-	env := newIdleEnv(t, graphrag.IngestOptions{Workers: 1, MaxTokens: 40}, func(req llmtest.Request) (llmtest.Reply, bool) {
+	env := newIdleEnvOn(t, open(t, 64, "test-embed"), opt, func(req llmtest.Request) (llmtest.Reply, bool) {
 		if held.Load() && !req.IsEmbed() && strings.Contains(req.LastUser(), "Sofia Duarte") {
 			asked <- struct{}{}
 			return llmtest.Reply{Delay: time.Minute}, true // ends when the job's context does
@@ -186,8 +215,7 @@ func TestInterruptedReplaceResumes(t *testing.T) {
 	}
 
 	held.Store(false)
-	resumed := graphrag.NewIngester(env.store, env.client, graphrag.NewLLMExtractor(env.client),
-		graphrag.IngestOptions{Workers: 1, MaxTokens: 40}, env.logger)
+	resumed := graphrag.NewIngester(env.store, env.client, graphrag.NewLLMExtractor(env.client), opt, env.logger)
 	ctx, stop = context.WithCancel(context.Background())
 	defer stop()
 	go resumed.Run(ctx)
@@ -195,9 +223,7 @@ func TestInterruptedReplaceResumes(t *testing.T) {
 	if len(docs) != 1 || docs[0].ID != doc.ID || docs[0].Status != graphrag.StatusDone {
 		t.Fatalf("after resuming: %+v; want only the new version, done", docs)
 	}
-	fresh := newEnvWith(t, graphrag.IngestOptions{Workers: 1, MaxTokens: 40})
-	fresh.ingest(map[string]string{"policy.md": policyV2})
-	if got, want := env.stats(), fresh.stats(); got != want {
+	if got, want := env.stats(), fresh; got != want {
 		t.Errorf("stats after the resumed replace %+v, after a fresh ingest %+v", got, want)
 	}
 }

@@ -10,12 +10,19 @@ import (
 
 // TestRetryOfAFailedDocumentRedoesOnlyWhatFailed: embeddings fail after the first batch of two passages,
 // so the document fails with two passages embedded; its retry ends with the same passages, all embedded
-// and extracted, and sends none of the two to the embedding model again.
+// and extracted, and sends none of the two to the embedding model again. On SQLite and, with NEO4J_URI,
+// on Neo4j.
 func TestRetryOfAFailedDocumentRedoesOnlyWhatFailed(t *testing.T) {
+	for kind, open := range reindexStores(t) {
+		t.Run(kind, func(t *testing.T) { testRetryOfAFailedDocument(t, open(t, 64, "test-embed")) })
+	}
+}
+
+func testRetryOfAFailedDocument(t *testing.T, store graphrag.Store) {
 	var embedCalls atomic.Int64
 	var broken atomic.Bool
 	broken.Store(true)
-	env := newEnvWith(t, graphrag.IngestOptions{Workers: 1, EmbedBatch: 2}, func(req llmtest.Request) (llmtest.Reply, bool) {
+	env := newEnvOn(t, store, graphrag.IngestOptions{Workers: 1, EmbedBatch: 2}, func(req llmtest.Request) (llmtest.Reply, bool) {
 		if req.IsEmbed() && embedCalls.Add(1) > 1 && broken.Load() {
 			return llmtest.Reply{Status: 400, ErrorType: "invalid_request_error", ErrorMessage: "model not loaded"}, true
 		}

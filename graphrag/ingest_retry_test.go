@@ -42,10 +42,17 @@ func (e *testEnv) retry(id string) graphrag.Document {
 	}
 }
 
+// TestRetryExtractsOnlyTheFailedPassages, on SQLite and, with NEO4J_URI, on Neo4j.
 func TestRetryExtractsOnlyTheFailedPassages(t *testing.T) {
+	for kind, open := range reindexStores(t) {
+		t.Run(kind, func(t *testing.T) { testRetryExtractsOnlyTheFailed(t, open(t, 64, "test-embed")) })
+	}
+}
+
+func testRetryExtractsOnlyTheFailed(t *testing.T, store graphrag.Store) {
 	var broken atomic.Bool
 	broken.Store(true)
-	env := newEnv(t, func(req llmtest.Request) (llmtest.Reply, bool) {
+	env := newEnvOn(t, store, graphrag.IngestOptions{Workers: 2}, func(req llmtest.Request) (llmtest.Reply, bool) {
 		if broken.Load() && mentions(req, "Oktoberfest") {
 			return llmtest.Reply{Content: "I cannot produce JSON for this."}, true
 		}
@@ -106,10 +113,17 @@ func TestRetryExtractsOnlyTheFailedPassages(t *testing.T) {
 	}
 }
 
+// TestRetryResumesAFailedDocument, on SQLite and, with NEO4J_URI, on Neo4j.
 func TestRetryResumesAFailedDocument(t *testing.T) {
+	for kind, open := range reindexStores(t) {
+		t.Run(kind, func(t *testing.T) { testRetryResumesAFailedDocument(t, open(t, 64, "test-embed")) })
+	}
+}
+
+func testRetryResumesAFailedDocument(t *testing.T, store graphrag.Store) {
 	var broken atomic.Bool
 	broken.Store(true)
-	env := newEnv(t, func(req llmtest.Request) (llmtest.Reply, bool) {
+	env := newEnvOn(t, store, graphrag.IngestOptions{Workers: 2}, func(req llmtest.Request) (llmtest.Reply, bool) {
 		if broken.Load() && req.IsEmbed() {
 			return llmtest.Reply{Status: 400, ErrorType: "invalid_request_error", ErrorMessage: "model not loaded"}, true
 		}

@@ -51,6 +51,27 @@ func newEnvWith(t testing.TB, opt graphrag.IngestOptions, handlers ...func(llmte
 // newIdleEnv is newEnvWith before its Ingester runs: jobs submitted wait in its queue until run.
 func newIdleEnv(t testing.TB, opt graphrag.IngestOptions, handlers ...func(llmtest.Request) (llmtest.Reply, bool)) *testEnv {
 	t.Helper()
+	store, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "hopwise.db"),
+		sqlite.Options{EmbedDim: 64, EmbedModel: "test-embed"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	return newIdleEnvOn(t, store, opt, handlers...)
+}
+
+// newEnvOn is newEnvWith on a given store (64 dimensions, embedding model test-embed), for the tests
+// that run on both stores (reindexStores).
+func newEnvOn(t testing.TB, store graphrag.Store, opt graphrag.IngestOptions, handlers ...func(llmtest.Request) (llmtest.Reply, bool)) *testEnv {
+	t.Helper()
+	env := newIdleEnvOn(t, store, opt, handlers...)
+	env.run()
+	return env
+}
+
+// newIdleEnvOn is newIdleEnv on a given store.
+func newIdleEnvOn(t testing.TB, store graphrag.Store, opt graphrag.IngestOptions, handlers ...func(llmtest.Request) (llmtest.Reply, bool)) *testEnv {
+	t.Helper()
 	model := llmtest.New(t)
 	for _, h := range handlers {
 		model.Handle(h)
@@ -59,12 +80,6 @@ func newIdleEnv(t testing.TB, opt graphrag.IngestOptions, handlers ...func(llmte
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	client := llm.New(llm.Config{BaseURL: model.URL(), Model: "test", EmbedModel: "test-embed",
 		MaxRetries: -1, Timeout: 10 * time.Second}, logger)
-	store, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "hopwise.db"),
-		sqlite.Options{EmbedDim: 64, EmbedModel: "test-embed"}, logger)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
 	in := graphrag.NewIngester(store, client, graphrag.NewLLMExtractor(client), opt, logger)
 	return &testEnv{t: t, model: model, store: store, ingester: in, retriever: graphrag.NewRetriever(store, client),
 		client: client, logger: logger}
