@@ -31,23 +31,38 @@ func cited(answer string, n int) []int {
 // with none: a model that cites [5] of four sources would otherwise show a link to a source that is not
 // there. A marker keeps its other numbers ("[1, 5]" becomes "[1]").
 func dropUnknownMarkers(answer string, n int) string {
-	return spacedMarker.ReplaceAllStringFunc(answer, func(m string) string {
-		open := strings.IndexByte(m, '[')
-		var keep []string
-		parts := strings.FieldsFunc(m[open+1:len(m)-1], func(r rune) bool { return r == ',' || r == ';' || r == ' ' })
-		for _, part := range parts {
-			if k, err := strconv.Atoi(part); err == nil && k >= 1 && k <= n {
-				keep = append(keep, part)
-			}
+	var b strings.Builder
+	last := 0
+	for _, loc := range spacedMarker.FindAllStringIndex(answer, -1) {
+		m := answer[loc[0]:loc[1]]
+		if strings.HasPrefix(answer[loc[1]:], "(") {
+			continue // "[9](http://...)" is a link's text, which the page shows as text, not a marker
 		}
-		switch {
-		case len(keep) == len(parts):
-			return m
-		case len(keep) == 0:
-			return "" // with the space before it: "600 EUR [5]." reads "600 EUR."
+		b.WriteString(answer[last:loc[0]])
+		b.WriteString(knownMarker(m, n))
+		last = loc[1]
+	}
+	b.WriteString(answer[last:])
+	return b.String()
+}
+
+// knownMarker is marker m (with the spaces before it) keeping only its numbers in 1..n, "" when none.
+func knownMarker(m string, n int) string {
+	open := strings.IndexByte(m, '[')
+	var keep []string
+	parts := strings.FieldsFunc(m[open+1:len(m)-1], func(r rune) bool { return r == ',' || r == ';' || r == ' ' })
+	for _, part := range parts {
+		if k, err := strconv.Atoi(part); err == nil && k >= 1 && k <= n {
+			keep = append(keep, part)
 		}
-		return m[:open] + "[" + strings.Join(keep, ", ") + "]"
-	})
+	}
+	switch {
+	case len(keep) == len(parts):
+		return m
+	case len(keep) == 0:
+		return "" // with the space before it: "600 EUR [5]." reads "600 EUR."
+	}
+	return m[:open] + "[" + strings.Join(keep, ", ") + "]"
 }
 
 // spacedMarker is a citation marker with the spaces before it.

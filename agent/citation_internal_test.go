@@ -11,6 +11,7 @@ func TestDropUnknownMarkers(t *testing.T) {
 		{"600 EUR [1, 5] and 5,921 km [3; 4]", "600 EUR [1] and 5,921 km [3; 4]"},
 		{"both [2][6]", "both [2]"},
 		{"none [0]", "none"},
+		{"as shown [9](http://evil.example/nine).", "as shown [9](http://evil.example/nine)."}, // a link's text, not a marker
 	} {
 		if got := dropUnknownMarkers(tc.in, 4); got != tc.want {
 			t.Errorf("dropUnknownMarkers(%q, 4) = %q, want %q", tc.in, got, tc.want)
