@@ -84,7 +84,7 @@ func TestLocalProfileListsTheRuleLineTheAnswerRestsOn(t *testing.T) {
 			rule, distance = c.find("600 EUR"), c.find("5921")
 			return reply(compactReply{
 				Facts:      []string{"Delhi is 5,921 km from Munich [" + strconv.Itoa(distance) + "]"},
-				Reasoning:  "The distance decides the tier.",
+				Reasoning:  "Delhi is 5,921 km from Munich, so it falls under all other flights over 3,500 km: 600 EUR.", // not shown
 				Answerable: true,
 				Answer:     fmt.Sprintf(tc.answer, rule),
 				Search:     []string{},
