@@ -12,11 +12,16 @@ import (
 // citeMarker matches [3], [1, 4] and [2; 5]; [1][3] is two markers.
 var citeMarker = regexp.MustCompile(`\[(\d{1,3}(?:\s*[,;]\s*\d{1,3})*)\]`)
 
+// markerParts splits the inside of a marker ("1, 4" of [1, 4]) into its numbers.
+func markerParts(inner string) []string {
+	return strings.FieldsFunc(inner, func(r rune) bool { return r == ',' || r == ';' || r == ' ' })
+}
+
 // cited returns the source numbers an answer cites, ascending, each once, ignoring numbers outside 1..n.
 func cited(answer string, n int) []int {
 	var out []int
 	for _, m := range citeMarker.FindAllStringSubmatch(answer, -1) {
-		for _, part := range strings.FieldsFunc(m[1], func(r rune) bool { return r == ',' || r == ';' || r == ' ' }) {
+		for _, part := range markerParts(m[1]) {
 			k, err := strconv.Atoi(part)
 			if err == nil && k >= 1 && k <= n && !slices.Contains(out, k) {
 				out = append(out, k)
@@ -50,7 +55,7 @@ func dropUnknownMarkers(answer string, n int) string {
 func knownMarker(m string, n int) string {
 	open := strings.IndexByte(m, '[')
 	var keep []string
-	parts := strings.FieldsFunc(m[open+1:len(m)-1], func(r rune) bool { return r == ',' || r == ';' || r == ' ' })
+	parts := markerParts(m[open+1 : len(m)-1])
 	for _, part := range parts {
 		if k, err := strconv.Atoi(part); err == nil && k >= 1 && k <= n {
 			keep = append(keep, part)

@@ -81,8 +81,13 @@ type comparison struct {
 
 // comparisonLines returns the lines of comparisons, which the answer call reads.
 func comparisonLines(question string, keys []keyLine, srcs []source) []string {
+	return lineTexts(comparisons(question, keys, srcs))
+}
+
+// lineTexts are the comparisons' lines.
+func lineTexts(cs []comparison) []string {
 	var out []string
-	for _, c := range comparisons(question, keys, srcs) {
+	for _, c := range cs {
 		out = append(out, c.line)
 	}
 	return out

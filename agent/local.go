@@ -118,11 +118,7 @@ func (r *run) answerCompact(ctx context.Context, retries *int) (bool, []string, 
 	// the case's value may be a row or fact below the four key lines (the policy's sentences hold more of
 	// "May an employee book business class from Munich to Dubai?" than Dubai's row does)
 	cmp := comparisons(r.st.question, keyLines(r.st.question, srcs, localSources), srcs)
-	var lines []string
-	for _, c := range cmp {
-		lines = append(lines, c.line)
-	}
-	writeComparisons(&b, lines)
+	writeComparisons(&b, lineTexts(cmp))
 	b.WriteString("\nQuestion: " + r.st.question + "\n")
 	var searches []string
 	for {

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/PuerkitoBio/goquery"
-	"github.com/hopwise/hopwise/auth"
 	"github.com/hopwise/hopwise/graphrag"
 	"github.com/hopwise/hopwise/handlers"
 	"github.com/hopwise/hopwise/handlers/webtest"
@@ -95,25 +94,8 @@ func waitDocuments(t *testing.T, st graphrag.Store, n int) []graphrag.Document {
 // no answer holds the hr document's name or figure; nothing of hr is deleted or changed; the switch to hr
 // is refused. An hr member, walked the same way, does read it (the walk reaches the data).
 func TestWorkspacesKeepEverythingApart(t *testing.T) {
-	app, srv := teamApp(t, webtest.Options{Workspaces: true, Limits: handlers.Limits{AskPerMinute: 1000, UploadPerMinute: 1000}})
+	app, srv, _ := hrApp(t)
 	ctx := t.Context()
-	admin, _, err := app.Auth.Login(ctx, "ana", testPassword, "test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := app.Auth.CreateWorkspace(ctx, admin, "hr", "Human resources"); err != nil {
-		t.Fatal(err)
-	}
-	hrm, err := app.Auth.CreateAccount(ctx, admin, "hrm", testPassword, auth.Editor)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := app.Auth.SetMembership(ctx, admin, hrm.ID, "hr", "", false); err != nil {
-		t.Fatal(err)
-	}
-	if err := app.Auth.SetMembership(ctx, admin, hrm.ID, graphrag.DefaultWorkspace, "", true); err != nil {
-		t.Fatal(err)
-	}
 
 	hrb := signIn(t, app, srv, "hrm") // a member of hr alone: its pages are hr's
 	if resp, _ := hrb.upload([]file{{name: secretName, body: []byte(secretText)}}, false); resp.StatusCode >= 400 {
