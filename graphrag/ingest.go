@@ -26,6 +26,9 @@ type IngestOptions struct {
 	// Lease is how long this process's hold on a job lasts unless renewed (DefaultJobLease when 0): the
 	// processes sharing a store take over the jobs of one that died this long after.
 	Lease time.Duration
+	// WriteRetry bounds how often a job's store write that meets a transient error is made again before
+	// the document fails (retry_write.go).
+	WriteRetry WriteRetry
 }
 
 func (o IngestOptions) withDefaults() IngestOptions {
@@ -45,6 +48,7 @@ func (o IngestOptions) withDefaults() IngestOptions {
 	if o.Lease <= 0 {
 		o.Lease = DefaultJobLease
 	}
+	o.WriteRetry = o.WriteRetry.withDefaults()
 	return o
 }
 

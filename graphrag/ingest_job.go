@@ -60,7 +60,10 @@ func (in *Ingester) process(ctx context.Context, id string) {
 	default:
 		in.logger.Warn("ingest failed", "doc", id, "name", doc.Name, "err", err)
 		reason := err.Error()
-		if serr := in.store.SetDocumentStatus(context.WithoutCancel(ctx), id, StatusFailed, reason, DocumentMeta{}); serr != nil {
+		serr := in.storeWrite(context.WithoutCancel(ctx), "record failure", id, func(ctx context.Context) error {
+			return in.store.SetDocumentStatus(ctx, id, StatusFailed, reason, DocumentMeta{})
+		})
+		if serr != nil {
 			in.logger.Error("ingest: record failure", "doc", id, "err", serr)
 		}
 		in.bus.publish(Progress{DocID: id, Name: doc.Name, Status: StatusFailed, Error: reason})
@@ -98,7 +101,10 @@ func (in *Ingester) run(ctx context.Context, doc Document) error {
 }
 
 func (in *Ingester) setStatus(ctx context.Context, doc Document, st DocStatus, done, total int) error {
-	if err := in.store.SetDocumentStatus(ctx, doc.ID, st, "", DocumentMeta{}); err != nil {
+	err := in.storeWrite(ctx, "record status", doc.ID, func(ctx context.Context) error {
+		return in.store.SetDocumentStatus(ctx, doc.ID, st, "", DocumentMeta{})
+	})
+	if err != nil {
 		return fmt.Errorf("record status %s: %w", st, err)
 	}
 	in.bus.publish(Progress{DocID: doc.ID, Name: doc.Name, Status: st, Done: done, Total: total})
@@ -132,11 +138,14 @@ func (in *Ingester) parse(ctx context.Context, doc *Document) ([]Chunk, error) {
 			Text: p.Text, Tokens: p.Tokens, Page: parsed.PageAt(p.Start), Status: ChunkPending, DocName: doc.Name, DocTitle: parsed.Title,
 		}
 	}
-	if err := in.store.PutChunks(ctx, doc.ID, chunks); err != nil {
+	if err := in.storeWrite(ctx, "store chunks", doc.ID, func(ctx context.Context) error { return in.store.PutChunks(ctx, doc.ID, chunks) }); err != nil {
 		return nil, fmt.Errorf("store chunks: %w", err)
 	}
 	doc.Title, doc.Format = parsed.Title, parsed.Format
-	if err := in.store.SetDocumentStatus(ctx, doc.ID, StatusEmbedding, "", DocumentMeta{Title: parsed.Title, Format: parsed.Format}); err != nil {
+	err = in.storeWrite(ctx, "record status", doc.ID, func(ctx context.Context) error {
+		return in.store.SetDocumentStatus(ctx, doc.ID, StatusEmbedding, "", DocumentMeta{Title: parsed.Title, Format: parsed.Format})
+	})
+	if err != nil {
 		return nil, fmt.Errorf("record status: %w", err)
 	}
 	return chunks, nil
@@ -171,7 +180,7 @@ func (in *Ingester) embedChunks(ctx context.Context, doc Document, chunks []Chun
 		for i, c := range batch {
 			byID[c.ID] = vecs[i]
 		}
-		if err := in.store.SetEmbeddings(ctx, byID); err != nil {
+		if err := in.storeWrite(ctx, "store embeddings", doc.ID, func(ctx context.Context) error { return in.store.SetEmbeddings(ctx, byID) }); err != nil {
 			return fmt.Errorf("store embeddings: %w", err)
 		}
 		done += len(batch)
@@ -251,7 +260,10 @@ func (in *Ingester) extractOne(ctx context.Context, c Chunk) error {
 		return ctx.Err()
 	}
 	if err != nil {
-		if serr := in.store.MarkChunkFailed(ctx, c.ID, "entity extraction failed: "+err.Error()); serr != nil {
+		serr := in.storeWrite(ctx, "record failed chunk", c.DocID, func(ctx context.Context) error {
+			return in.store.MarkChunkFailed(ctx, c.ID, "entity extraction failed: "+err.Error())
+		})
+		if serr != nil {
 			return fmt.Errorf("record failed chunk: %w", serr)
 		}
 		return nil

@@ -86,7 +86,7 @@ func (in *Ingester) reuse(ctx context.Context, doc Document, chunks []Chunk) ([]
 	if len(pairs) == 0 {
 		return chunks, nil
 	}
-	if err := in.store.ReuseChunks(ctx, pairs); err != nil {
+	if err := in.storeWrite(ctx, "reuse passages", doc.ID, func(ctx context.Context) error { return in.store.ReuseChunks(ctx, pairs) }); err != nil {
 		return nil, fmt.Errorf("reuse unchanged passages: %w", err)
 	}
 	in.logger.Info("ingest: unchanged passages reused", "doc", doc.ID, "replaces", doc.Replaces, "passages", len(pairs))
@@ -107,7 +107,7 @@ func (in *Ingester) swap(ctx context.Context, doc Document, total int) error {
 	in.mu.Unlock()
 	lock.Lock()
 	defer lock.Unlock()
-	if err := in.store.ReplaceDocument(ctx, doc.ID); err != nil {
+	if err := in.storeWrite(ctx, "replace the old version", doc.ID, func(ctx context.Context) error { return in.store.ReplaceDocument(ctx, doc.ID) }); err != nil {
 		return fmt.Errorf("replace the old version: %w", err)
 	}
 	in.bus.publish(Progress{DocID: doc.Replaces, Status: StatusDeleted})

@@ -12,9 +12,13 @@ type ResolvedStorer interface {
 }
 
 // putResolved stores x, resolved for c, through the resolver when it stores what it resolved.
+// The write is made again after a transient error (storeWrite): PutExtraction is safe to repeat.
 func (in *Ingester) putResolved(ctx context.Context, c Chunk, x Extraction) error {
-	if rs, ok := in.opt.Resolver.(ResolvedStorer); ok {
-		return rs.StoreResolved(ctx, c, x, in.store.PutExtraction)
+	put := func(ctx context.Context, x Extraction) error {
+		return in.storeWrite(ctx, "store extraction", c.DocID, func(ctx context.Context) error { return in.store.PutExtraction(ctx, x) })
 	}
-	return in.store.PutExtraction(ctx, x)
+	if rs, ok := in.opt.Resolver.(ResolvedStorer); ok {
+		return rs.StoreResolved(ctx, c, x, put)
+	}
+	return put(ctx, x)
 }
