@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/hopwise/hopwise/agent"
 	"github.com/hopwise/hopwise/apiv1"
@@ -83,6 +84,11 @@ func Exercise(t *testing.T, cs *mcp.ClientSession, question, want string, progre
 		if !strings.Contains(ans.Answer, "["+strconv.Itoa(c.N)+"]") || c.ChunkID == "" {
 			t.Errorf("citation %+v is not marked in the answer or names no passage", c)
 		}
+	}
+	// The SDK's client hands notifications to their handler apart from the call's result, which may
+	// come back first: the notifications sent before it are given a moment to be handled.
+	for wait := time.Now().Add(5 * time.Second); progress != nil && progress.n.Load() == 0 && time.Now().Before(wait); {
+		time.Sleep(20 * time.Millisecond)
 	}
 	if progress != nil && progress.n.Load() == 0 {
 		t.Error("ask sent no progress notification")
