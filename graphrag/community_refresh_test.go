@@ -47,7 +47,9 @@ func waitRefreshes(t *testing.T, r *graphrag.CommunityRefresher, n int) graphrag
 func TestCommunityRefresherBatch(t *testing.T) {
 	env := newEnv(t)
 	cs := graphrag.NewCommunities(env.store, nil, nil)
-	r := startRefresher(t, env, cs, 300*time.Millisecond, time.Minute)
+	// A quiet delay of a second: on a loaded machine (CI runs every package at once) a gap of 300 ms
+	// between two of the hundred documents finishing is common, and would end the batch early.
+	r := startRefresher(t, env, cs, time.Second, time.Minute)
 	files := map[string]string{}
 	for i := range 100 {
 		tag := string(rune('a'+i/10)) + string(rune('a'+i%10))
@@ -55,7 +57,7 @@ func TestCommunityRefresherBatch(t *testing.T) {
 	}
 	env.ingest(files)
 	counts := waitRefreshes(t, r, 2)
-	time.Sleep(600 * time.Millisecond) // two quiet delays: any later recomputation would have run by now
+	time.Sleep(2 * time.Second) // two quiet delays: any later recomputation would have run by now
 	runs, _ := r.Refreshes()
 	if runs != 2 {
 		t.Errorf("%d recomputations for a batch of 100 uploads, want 1 after the start's", runs)
