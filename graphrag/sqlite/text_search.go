@@ -39,6 +39,12 @@ func (s *Store) SearchText(ctx context.Context, query string, k int) ([]graphrag
 	}
 }
 
+// rankedQuery ranks the full-text index's rows for a match by BM25, best first, at most a limit. SQLite
+// sorts them (a sorter keeping the limit best), not FTS5: ORDER BY rank has FTS5 prepare a statement of
+// its own for every search and sort every matching row, which cost about a third of a search. The rows
+// and their order are the same, ties by rowid (TestRankedQueryOrdersAsFTS5Rank).
+const rankedQuery = `SELECT rowid, bm25(chunks_fts) AS score FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY score LIMIT ?`
+
 // searchText returns the k best searchable chunks among the limit best rows of the full-text index for
 // match, and how many rows the index gave.
 func (s *Store) searchText(ctx context.Context, match string, k, limit int) ([]graphrag.ScoredChunk, int, error) {
@@ -47,8 +53,7 @@ func (s *Store) searchText(ctx context.Context, match string, k, limit int) ([]g
 		return nil, 0, err
 	}
 	defer tx.Rollback()
-	rows, err := tx.QueryContext(ctx, `SELECT rowid, rank FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rank LIMIT ?`,
-		match, limit)
+	rows, err := tx.QueryContext(ctx, rankedQuery, match, limit)
 	if err != nil {
 		return nil, 0, err
 	}

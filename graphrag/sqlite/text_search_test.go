@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -199,5 +200,74 @@ func TestFTSRowsIsTheChunkCount(t *testing.T) {
 		if v, ok := sqliteVarint(tc.b); !ok || v != tc.want {
 			t.Errorf("sqliteVarint(% x) = %d, %v; want %d", tc.b, v, ok, tc.want)
 		}
+	}
+}
+
+// TestRankedQueryOrdersAsFTS5Rank checks that rankedQuery (SQLite sorting by bm25) gives the rows, scores
+// and order FTS5's own ORDER BY rank gives, ties included (many chunks here score alike: same words, same
+// length), at limits that cut through the ties, and after deletes.
+func TestRankedQueryOrdersAsFTS5Rank(t *testing.T) {
+	s := openTemp(t, filepath.Join(t.TempDir(), "hopwise.db"), 2)
+	ctx := t.Context()
+	r := rand.New(rand.NewPCG(7, 9))
+	words := strings.Fields("alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu")
+	src := []byte("ranking corpus")
+	doc := graphrag.Document{ID: graphrag.DocumentID(graphrag.ContentHash(src)), Name: "ranking.md"}
+	if _, _, err := s.PutDocument(ctx, doc, src); err != nil {
+		t.Fatal(err)
+	}
+	chunks := make([]graphrag.Chunk, 600)
+	for i := range chunks {
+		n := 6 + r.IntN(3)
+		text := make([]string, n)
+		for j := range text {
+			text[j] = words[min(r.IntN(len(words)), r.IntN(len(words)))] // skewed: early words commoner
+		}
+		chunks[i] = graphrag.Chunk{ID: graphrag.ChunkID(doc.ID, i), Ordinal: i, Text: strings.Join(text, " ")}
+	}
+	if err := s.PutChunks(ctx, doc.ID, chunks); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.writer.ExecContext(ctx, `DELETE FROM chunks WHERE seq % 7 = 3`); err != nil {
+		t.Fatal(err)
+	}
+	list := func(query, match string, limit int) []string {
+		rows, err := s.reader.QueryContext(ctx, query, match, limit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		var out []string
+		for rows.Next() {
+			var seq int64
+			var score float64
+			if err := rows.Scan(&seq, &score); err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, fmt.Sprintf("%d:%v", seq, score))
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	ties := 0
+	for _, match := range []string{`"alpha"`, `"kappa"`, `"mu" OR "lambda"`, `"alpha" OR "beta" OR "mu"`,
+		`"gamma" OR "iota" OR "eta" OR "zeta"`, `"beta" AND "delta"`} {
+		for _, limit := range []int{1, 5, 17, 36, 100, 1000} {
+			want := list(`SELECT rowid, rank FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rank LIMIT ?`, match, limit)
+			got := list(rankedQuery, match, limit)
+			if !slices.Equal(got, want) {
+				t.Errorf("%s, limit %d:\n got %v\nwant %v", match, limit, got, want)
+			}
+			for i := 1; i < len(want); i++ {
+				if strings.SplitN(want[i], ":", 2)[1] == strings.SplitN(want[i-1], ":", 2)[1] {
+					ties++
+				}
+			}
+		}
+	}
+	if ties < 100 {
+		t.Errorf("only %d tied scores: the corpus no longer tests the order of ties", ties)
 	}
 }

@@ -445,8 +445,23 @@ func (t *topK) down(i int) {
 	}
 }
 
-// dotInt8 is the inner product of two int8 code vectors of one length, unrolled by eight.
+// dotInt8 is the inner product of two int8 code vectors of one length: with AVX2, sixteen values at a
+// time (dot_amd64.s), the rest by dotInt8Go.
 func dotInt8(a, b []byte) int32 {
+	b = b[:len(a)]
+	n := 0
+	var s int32
+	if useAVX2 {
+		n = len(a) &^ 15
+		if n > 0 {
+			s = dotInt8AVX2(&a[0], &b[0], n)
+		}
+	}
+	return s + dotInt8Go(a[n:], b[n:])
+}
+
+// dotInt8Go is dotInt8 in Go, unrolled by eight.
+func dotInt8Go(a, b []byte) int32 {
 	b = b[:len(a)]
 	var s0, s1, s2, s3 int32
 	i := 0

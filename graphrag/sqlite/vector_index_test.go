@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -271,5 +272,27 @@ func TestVectorEncoding(t *testing.T) {
 	}
 	if _, err := decodeVector(b, 4); err == nil {
 		t.Error("decodeVector of the wrong dimension did not fail")
+	}
+}
+
+// TestDotInt8MatchesPlainSum checks dotInt8 (AVX2 where the CPU has it) against a plain sum, for lengths
+// around the 16- and 32-value steps and at the int8 extremes (-128 × -128 in every place).
+func TestDotInt8MatchesPlainSum(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 5))
+	for _, n := range []int{0, 1, 7, 15, 16, 17, 31, 32, 33, 48, 63, 64, 100, 384, 385, 768, 1024} {
+		a, b := make([]byte, n), make([]byte, n)
+		for i := range a {
+			a[i], b[i] = byte(r.IntN(256)), byte(r.IntN(256))
+		}
+		for _, pair := range [][2][]byte{{a, b}, {bytes.Repeat([]byte{0x80}, n), bytes.Repeat([]byte{0x80}, n)},
+			{bytes.Repeat([]byte{0x80}, n), bytes.Repeat([]byte{0x7f}, n)}} {
+			want := int32(0)
+			for i := range pair[0] {
+				want += int32(int8(pair[0][i])) * int32(int8(pair[1][i]))
+			}
+			if got := dotInt8(pair[0], pair[1]); got != want {
+				t.Errorf("dotInt8 of %d values = %d, want %d (AVX2 %v)", n, got, want, useAVX2)
+			}
+		}
 	}
 }
