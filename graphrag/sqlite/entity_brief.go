@@ -54,26 +54,18 @@ func (s *Store) SearchEntityBriefs(ctx context.Context, query string, k int, doc
 	return s.EntityBriefs(ctx, keys, docs)
 }
 
-// maxCountedSupport bounds the chunks NeighbourNames counts of one relation: relations of a hub entity
-// supported by more are all as well supported, so a read does not grow with the corpus.
-const maxCountedSupport = 256
-
 // NeighbourNames returns the names of both ends of the relations touching the entity of key, the best
-// supported first as Neighborhood orders them (support counted up to maxCountedSupport), at most limit
+// supported first as Neighborhood orders them (by the support kept in each relation's row), at most limit
 // relations: what the entity is found with, without the relations' vectors and provenance.
 func (s *Store) NeighbourNames(ctx context.Context, key string, limit int) ([]string, error) {
 	if limit <= 0 {
 		return nil, nil
 	}
 	rows, err := s.reader.QueryContext(ctx, `SELECT a.name, b.name FROM (
-			SELECT r.id, r.type, r.source, r.target,
-				(SELECT count(*) FROM (SELECT 1 FROM relation_chunks rc WHERE rc.relation_id = r.id LIMIT ?3)) AS support
-			FROM relations r WHERE r.source = ?1
-			UNION SELECT r.id, r.type, r.source, r.target,
-				(SELECT count(*) FROM (SELECT 1 FROM relation_chunks rc WHERE rc.relation_id = r.id LIMIT ?3)) AS support
-			FROM relations r WHERE r.target = ?1
+			SELECT r.id, r.type, r.source, r.target, r.support FROM relations r WHERE r.source = ?1
+			UNION SELECT r.id, r.type, r.source, r.target, r.support FROM relations r WHERE r.target = ?1
 		) t JOIN entities a ON a.key = t.source JOIN entities b ON b.key = t.target
-		ORDER BY t.support DESC, t.type, t.id LIMIT ?2`, key, limit, maxCountedSupport)
+		ORDER BY t.support DESC, t.type, t.id LIMIT ?2`, key, limit)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: neighbour names of %q: %w", key, err)
 	}
