@@ -108,6 +108,18 @@ func (f *flakyStore) PutExtraction(ctx context.Context, x graphrag.Extraction) e
 	return f.write("extraction", docOfChunk(x.ChunkID), func() error { return f.Store.PutExtraction(ctx, x) })
 }
 
+func (f *flakyStore) ReuseChunks(ctx context.Context, reuse map[string]string) error {
+	doc := ""
+	for id := range reuse {
+		doc = docOfChunk(id)
+	}
+	return f.write("reuse", doc, func() error { return f.Store.ReuseChunks(ctx, reuse) })
+}
+
+func (f *flakyStore) ReplaceDocument(ctx context.Context, id string) error {
+	return f.write("replace", id, func() error { return f.Store.ReplaceDocument(ctx, id) })
+}
+
 func (f *flakyStore) MarkChunkFailed(ctx context.Context, chunkID, reason string) error {
 	return f.write("failed chunk", docOfChunk(chunkID), func() error { return f.Store.MarkChunkFailed(ctx, chunkID, reason) })
 }
@@ -192,11 +204,24 @@ func TestIngestMakesTransientlyFailedWritesAgain(t *testing.T) {
 func testTransientWrites(t *testing.T, open func(t *testing.T, dim int, model string) graphrag.Store) {
 	names := []string{"airline-registry.md", "munich-city-distances.md", "munich-travel-tips.md"}
 	files := demoFiles(t, names...)
+	files["policy.md"] = policyV1 // replaced by policyV2 in two of the runs
 	docID := func(name string) string { return graphrag.DocumentID(graphrag.ContentHash([]byte(files[name]))) }
 	opt := graphrag.IngestOptions{Workers: 2, EmbedBatch: 2,
 		WriteRetry: graphrag.WriteRetry{Attempts: 3, Backoff: 5 * time.Millisecond, MaxWait: 20 * time.Millisecond}}
 
-	var want string
+	// replace uploads policyV2 in place of policy.md and waits until its job has ended.
+	replace := func(t *testing.T, env *testEnv) {
+		doc, _, err := env.ingester.SubmitReplacing(t.Context(), "policy.md", "", strings.NewReader(policyV2))
+		if err != nil || doc.Replaces == "" {
+			t.Fatalf("SubmitReplacing = %+v, %v; want a new version", doc, err)
+		}
+		env.waitFinished()
+		if d, err := env.store.Document(t.Context(), doc.ID); err != nil || d.Status != graphrag.StatusDone || d.Replaces != "" {
+			t.Errorf("the new version: %+v, %v; want it done in place of the old", d, err)
+		}
+	}
+
+	var want, wantReplaced string
 	t.Run("without faults", func(t *testing.T) {
 		env := newEnvOn(t, open(t, 64, "test-embed"), opt)
 		for name, p := range env.ingest(files) {
@@ -205,19 +230,22 @@ func testTransientWrites(t *testing.T, open func(t *testing.T, dim int, model st
 			}
 		}
 		want = storeShape(t, env.store)
+		replace(t, env)
+		wantReplaced = storeShape(t, env.store)
 	})
-	if want == "" {
+	if want == "" || wantReplaced == "" {
 		t.FailNow()
 	}
 
 	t.Run("now and then", func(t *testing.T) {
 		// Every op's first, fourth, seventh... call on each document fails, with the op's errors in turn,
-		// every second fault of the op after the write was made; the try after a fault succeeds.
+		// every second fault of the op after the write was made (the new version's reuse and replace, made
+		// once each, after); the try after a fault succeeds.
 		flaky := newFlaky(open(t, 64, "test-embed"), func(op, doc string, n, k int) (error, bool) {
 			if n%3 != 1 {
 				return nil, false
 			}
-			return transientErrors[k%len(transientErrors)], k%2 == 1
+			return transientErrors[k%len(transientErrors)], k%2 == 1 || op == "reuse" || op == "replace"
 		})
 		env := newEnvOn(t, flaky, opt)
 		for name, p := range env.ingest(files) {
@@ -232,6 +260,15 @@ func testTransientWrites(t *testing.T, open func(t *testing.T, dim int, model st
 		}
 		if got := storeShape(t, env.store); got != want {
 			t.Errorf("after transient faults the store differs from the one without:\n%s", shapeDiff(got, want))
+		}
+		replace(t, env)
+		for _, op := range []string{"reuse", "replace"} {
+			if n := flaky.count(flaky.injected, op); n == 0 {
+				t.Errorf("no fault injected into the %s writes", op)
+			}
+		}
+		if got := storeShape(t, env.store); got != wantReplaced {
+			t.Errorf("after a replace with transient faults the store differs from the one without:\n%s", shapeDiff(got, wantReplaced))
 		}
 	})
 
