@@ -139,3 +139,24 @@ func testRetryResumesAFailedDocument(t *testing.T, store graphrag.Store) {
 		t.Fatalf("after retry: %+v; want done with every passage embedded and entities found", doc)
 	}
 }
+
+// TestRetryOfAFileThatFailedBeforeItsPassagesSaysUploadAgain: the embedded store drops the bytes of a
+// document that failed, so a document that failed before any passage was stored cannot be read again from
+// the store; Retry says to upload it again (not "read source: not found"), and uploading it again does
+// retry it.
+func TestRetryOfAFileThatFailedBeforeItsPassagesSaysUploadAgain(t *testing.T) {
+	env := newEnv(t)
+	broken := "%PDF-1.7\nnot really a PDF\n"
+	p := env.ingest(map[string]string{"broken.pdf": broken})["broken.pdf"]
+	if p.Status != graphrag.StatusFailed {
+		t.Fatalf("broken.pdf: %s, want failed", p.Status)
+	}
+	_, err := env.ingester.Retry(context.Background(), p.DocID)
+	if !errors.Is(err, graphrag.ErrUploadAgain) {
+		t.Fatalf("Retry = %v, want ErrUploadAgain", err)
+	}
+	again := env.ingest(map[string]string{"broken.pdf": broken})["broken.pdf"]
+	if again.DocID != p.DocID || again.Status != graphrag.StatusFailed {
+		t.Errorf("the same file uploaded again: %+v, want document %s read again (and failing again)", again, p.DocID)
+	}
+}

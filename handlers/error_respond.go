@@ -65,6 +65,8 @@ func (s *server) classify(err error) (int, string) {
 		return http.StatusBadRequest, inputProblem(err)
 	case errors.As(err, &ambiguous):
 		return http.StatusConflict, ambiguousProblem(ambiguous)
+	case errors.Is(err, graphrag.ErrUploadAgain):
+		return http.StatusConflict, "This file failed before it was read, and its copy was not kept: upload it again to try once more."
 	case errors.Is(err, graphrag.ErrNothingToRetry):
 		return http.StatusConflict, "Nothing in this document failed, or it is still being read: there is nothing to try again."
 	case errors.Is(err, auth.ErrForbidden):
