@@ -9,5 +9,9 @@ import (
 
 func TestContract(t *testing.T) {
 	testURI(t)
-	storetest.Run(t, func(t *testing.T, dim int) graphrag.Store { return openTest(t, dim) })
+	storetest.Run(t, func(t *testing.T, dim int) graphrag.Store {
+		s := openTest(t, dim)
+		t.Cleanup(func() { checkRelationProps(t, s) }) // before openTest's Close
+		return s
+	})
 }

@@ -48,8 +48,8 @@ func deleteDocumentTx(ctx context.Context, tx neo4j.ManagedTransaction, id strin
 		`UNWIND $chunkIds AS cid
 		MATCH (:Chunk {id: cid})-[:MENTIONS]->(:Entity)-[r:RELATED]->()
 		WITH DISTINCT r
-		SET r.chunkIds = [x IN r.chunkIds WHERE NOT x IN $chunkIds],
-			r.docIds = [x IN r.docIds WHERE x <> $id]
+		WITH r, [x IN r.chunkIds WHERE NOT x IN $chunkIds] AS kept
+		SET r.chunkIds = kept, r.support = size(kept), r.docIds = [x IN r.docIds WHERE x <> $id]
 		WITH r WHERE size(r.chunkIds) = 0
 		DELETE r`,
 		`MATCH (d:Document {id: $id})-[:HAS_CHUNK]->(c:Chunk) DETACH DELETE c`,

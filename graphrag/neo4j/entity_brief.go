@@ -102,7 +102,7 @@ func (s *Store) NeighbourNames(ctx context.Context, key string, limit int) ([]st
 	err := s.read(ctx, func(ctx context.Context, tx neo4j.ManagedTransaction) error {
 		records, err := query(ctx, tx, `MATCH (s:Entity {key: $key})-[r:RELATED]-()
 			WITH DISTINCT r LIMIT $cap
-			WITH r, size(r.chunkIds) AS support ORDER BY support DESC, r.type, r.id LIMIT $limit
+			WITH r, coalesce(r.support, 0) AS support ORDER BY support DESC, r.type, r.id LIMIT $limit
 			RETURN startNode(r).name AS a, endNode(r).name AS b ORDER BY support DESC, r.type, r.id`,
 			map[string]any{"key": key, "limit": limit, "cap": max(pathsPerHop, 4*limit)})
 		if err != nil {

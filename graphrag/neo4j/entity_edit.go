@@ -193,9 +193,10 @@ func writePatchedRelations(ctx context.Context, tx neo4j.ManagedTransaction, rel
 			return fmt.Errorf("relation %s values: %w", r.ID, err)
 		}
 		row := map[string]any{"id": r.ID, "source": r.Source, "target": r.Target, "type": r.Type,
-			"description": r.Description, "values": string(values), "chunkIds": nonNil(chunks), "docIds": nonNil(docs), "embedding": nil}
+			"description": r.Description, "values": string(values), "chunkIds": nonNil(chunks), "docIds": nonNil(docs), "embedding": nil,
+			"f32": nil}
 		if r.Embedding != nil {
-			row["embedding"] = float64s(r.Embedding)
+			row["embedding"], row["f32"] = float64s(r.Embedding), f32Bytes(r.Embedding)
 		}
 		rows = append(rows, row)
 	}
@@ -203,7 +204,8 @@ func writePatchedRelations(ctx context.Context, tx neo4j.ManagedTransaction, rel
 		MATCH (a:Entity {key: row.source}), (b:Entity {key: row.target})
 		CREATE (a)-[r:RELATED {id: row.id}]->(b)
 		SET r.type = row.type, r.description = row.description, r.values = row.values,
-			r.chunkIds = row.chunkIds, r.docIds = row.docIds, r.embedding = row.embedding
+			r.chunkIds = row.chunkIds, r.support = size(row.chunkIds), r.docIds = row.docIds,
+			r.embedding = row.embedding, r.embeddingF32 = row.f32
 		WITH a, b, row
 		UNWIND row.chunkIds AS cid
 		MATCH (c:Chunk {id: cid})

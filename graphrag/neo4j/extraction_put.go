@@ -210,17 +210,19 @@ func mergeRelations(ctx context.Context, tx neo4j.ManagedTransaction, p graphrag
 		rows[i] = map[string]any{
 			"id": merged.ID, "source": merged.Source, "target": merged.Target, "type": merged.Type,
 			"description": merged.Description, "values": string(values), "chunkIds": nonNil(merged.ChunkIDs),
-			"docIds": nonNil(merged.DocIDs), "embedding": nil,
+			"docIds": nonNil(merged.DocIDs), "embedding": nil, "f32": nil,
 		}
 		if merged.Embedding != nil {
-			rows[i]["embedding"] = float64s(merged.Embedding)
+			rows[i]["embedding"], rows[i]["f32"] = float64s(merged.Embedding), f32Bytes(merged.Embedding)
 		}
 	}
 	err = exec(ctx, tx, `UNWIND $rows AS row
 		MATCH (a:Entity {key: row.source}), (b:Entity {key: row.target})
 		MERGE (a)-[r:RELATED {id: row.id}]->(b)
 		SET r.type = row.type, r.description = row.description, r.values = row.values,
-			r.chunkIds = row.chunkIds, r.docIds = row.docIds, r.embedding = coalesce(row.embedding, r.embedding)`,
+			r.chunkIds = row.chunkIds, r.support = size(row.chunkIds), r.docIds = row.docIds,
+			r.embedding = coalesce(row.embedding, r.embedding),
+			r.embeddingF32 = CASE WHEN row.embedding IS NULL THEN r.embeddingF32 ELSE row.f32 END`,
 		map[string]any{"rows": rows})
 	if err != nil {
 		return err

@@ -66,7 +66,7 @@ func neighborhoodQuery(hops int) string {
 			` + strings.Join(branches, "\n\t\t\tUNION ALL\n\t\t\t") + `
 		}
 		WITH r, min(hop) AS hop
-		WITH r, hop, size(r.chunkIds) AS support
+		WITH r, hop, coalesce(r.support, 0) AS support
 		ORDER BY hop, support DESC, r.type, r.id
 		LIMIT $limit
 		WITH r, hop, support, startNode(r) AS a, endNode(r) AS b

@@ -281,7 +281,8 @@ func detachChunks(ctx context.Context, tx neo4j.ManagedTransaction, ids []string
 		`UNWIND $ids AS cid
 		MATCH (:Chunk {id: cid})-[:MENTIONS]->(:Entity)-[r:RELATED]->()
 		WITH DISTINCT r
-		SET r.chunkIds = [x IN r.chunkIds WHERE NOT x IN $ids]
+		WITH r, [x IN r.chunkIds WHERE NOT x IN $ids] AS kept
+		SET r.chunkIds = kept, r.support = size(kept)
 		WITH r
 		CALL {
 			WITH r

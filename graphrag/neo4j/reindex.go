@@ -15,7 +15,8 @@ import (
 // has one dimension, and a label and property have one vector index): searches read the active slot
 // while a re-embedding fills the other, and committing it flips the slot recorded in the Meta node, so no
 // search ever reads an index being rebuilt. Relation vectors are not indexed: the staged ones wait in
-// embeddingNext and are copied in place by the commit's transaction.
+// embeddingNext (and as float32 bytes in embeddingNextF32, relation_props.go) and are copied in place by
+// the commit's transaction.
 var (
 	slotProperty = [2]string{"embedding", "embedding1"}
 	slotIndex    = [2]string{vectorIndex, vectorIndex + "_1"}
@@ -137,7 +138,7 @@ func (s *Store) clearStaged(ctx context.Context, prop string) error {
 	for _, q := range []string{
 		// prop is one of slotProperty, never input: Cypher sets no property named by a parameter.
 		`MATCH (c:Chunk) WHERE c.` + prop + ` IS NOT NULL WITH c LIMIT $n REMOVE c.` + prop + ` RETURN count(c)`,
-		`MATCH ()-[r:RELATED]->() WHERE r.embeddingNext IS NOT NULL WITH r LIMIT $n REMOVE r.embeddingNext RETURN count(r)`,
+		`MATCH ()-[r:RELATED]->() WHERE r.embeddingNext IS NOT NULL WITH r LIMIT $n REMOVE r.embeddingNext, r.embeddingNextF32 RETURN count(r)`,
 	} {
 		for {
 			var n int
@@ -197,7 +198,7 @@ func (s *Store) StageEmbeddings(ctx context.Context, chunks, relations map[strin
 	rows := func(vectors map[string][]float32) []map[string]any {
 		out := make([]map[string]any, 0, len(vectors))
 		for _, id := range slices.Sorted(maps.Keys(vectors)) {
-			out = append(out, map[string]any{"id": id, "vec": float64s(vectors[id])})
+			out = append(out, map[string]any{"id": id, "vec": float64s(vectors[id]), "f32": f32Bytes(vectors[id])})
 		}
 		return out
 	}
@@ -227,7 +228,7 @@ func (s *Store) StageEmbeddings(ctx context.Context, chunks, relations map[strin
 		}
 		return exec(ctx, tx, `UNWIND $rows AS row
 			MATCH ()-[r:RELATED {id: row.id}]->() WHERE r.embedding IS NOT NULL
-			SET r.embeddingNext = row.vec`, map[string]any{"rows": rows(relations)})
+			SET r.embeddingNext = row.vec, r.embeddingNextF32 = row.f32`, map[string]any{"rows": rows(relations)})
 	})
 	if err != nil {
 		return fmt.Errorf("neo4j: stage embeddings: %w", err)
@@ -265,7 +266,8 @@ func (s *Store) CommitReembed(ctx context.Context) error {
 			return fmt.Errorf("%d passages and %d facts have no new vector yet: %w", chunks, rels, graphrag.ErrReembedIncomplete)
 		}
 		err = exec(ctx, tx, `MATCH ()-[r:RELATED]->() WHERE r.embeddingNext IS NOT NULL
-			SET r.embedding = r.embeddingNext, r.embeddingNext = null`, nil)
+			SET r.embedding = r.embeddingNext, r.embeddingF32 = r.embeddingNextF32, r.embeddingNext = null,
+				r.embeddingNextF32 = null`, nil)
 		if err != nil {
 			return err
 		}

@@ -88,7 +88,10 @@ func (s *Store) ensureSchema(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("neo4j: create schema: %w", err)
 	}
-	return s.keyMentions(ctx)
+	if err := s.keyMentions(ctx); err != nil {
+		return err
+	}
+	return s.prepareRelations(ctx) // relation_props.go
 }
 
 // mentionKeysBatch is how many chunks' mentions keyMentions sets in one transaction.
@@ -98,23 +101,8 @@ const mentionKeysBatch = 2000
 // m.chunk, which every write of a mention now sets) those keys, a batch of chunks per transaction in
 // chunk ID order, once: the Meta node records that it is done.
 func (s *Store) keyMentions(ctx context.Context) error {
-	done := false
-	err := s.read(ctx, func(ctx context.Context, tx neo4j.ManagedTransaction) error {
-		records, err := query(ctx, tx, `MATCH (m:Meta {id: $id}) RETURN coalesce(m.mentionsKeyed, false)`,
-			map[string]any{"id": metaID})
-		if err != nil {
-			return err
-		}
-		done = len(records) > 0 && records[0].Values[0] == true
-		return nil
-	})
-	if err != nil || done {
-		return err
-	}
-	after, keyed := "", 0
-	for {
-		n, last := 0, ""
-		err := s.write(ctx, func(ctx context.Context, tx neo4j.ManagedTransaction) error {
+	keyed, err := s.backfill(ctx, "mentionsKeyed", mentionKeysBatch,
+		func(ctx context.Context, tx neo4j.ManagedTransaction, after string) (int, string, error) {
 			records, err := query(ctx, tx, `MATCH (c:Chunk) WHERE c.id > $after
 				WITH c ORDER BY c.id LIMIT $batch
 				CALL (c) {
@@ -123,25 +111,57 @@ func (s *Store) keyMentions(ctx context.Context) error {
 				}
 				RETURN count(c), max(c.id)`, map[string]any{"after": after, "batch": mentionKeysBatch})
 			if err != nil {
-				return err
+				return 0, "", err
 			}
-			n, last = asInt(records[0].Values[0]), asString(records[0].Values[1])
-			return nil
+			return asInt(records[0].Values[0]), asString(records[0].Values[1]), nil
 		})
-		if err != nil {
-			return fmt.Errorf("neo4j: key the mentions: %w", err)
-		}
-		keyed += n
-		if n < mentionKeysBatch {
-			break
-		}
-		after = last
+	if err != nil {
+		return fmt.Errorf("neo4j: key the mentions: %w", err)
 	}
 	if keyed > 0 {
 		s.logger.Info("neo4j: mentions keyed for the subgraph's index", "chunks", keyed)
 	}
-	return s.write(ctx, func(ctx context.Context, tx neo4j.ManagedTransaction) error {
-		return exec(ctx, tx, `MERGE (m:Meta {id: $id}) SET m.mentionsKeyed = true`, map[string]any{"id": metaID})
+	return nil
+}
+
+// backfill migrates a database once, unless its Meta node records flag, which it sets when done: step
+// migrates the batch of up to batch items after the ID after, in a transaction of its own, and returns how
+// many it read and the last one's ID; backfill ends at the first batch short of batch and returns the
+// items read in all.
+func (s *Store) backfill(ctx context.Context, flag string, batch int,
+	step func(ctx context.Context, tx neo4j.ManagedTransaction, after string) (int, string, error)) (int, error) {
+	done := false
+	err := s.read(ctx, func(ctx context.Context, tx neo4j.ManagedTransaction) error {
+		records, err := query(ctx, tx, `MATCH (m:Meta {id: $id}) RETURN coalesce(m[$flag], false)`,
+			map[string]any{"id": metaID, "flag": flag})
+		if err != nil {
+			return err
+		}
+		done = len(records) > 0 && records[0].Values[0] == true
+		return nil
+	})
+	if err != nil || done {
+		return 0, err
+	}
+	after, total := "", 0
+	for {
+		n, last := 0, ""
+		err := s.write(ctx, func(ctx context.Context, tx neo4j.ManagedTransaction) error {
+			var err error
+			n, last, err = step(ctx, tx, after)
+			return err
+		})
+		if err != nil {
+			return total, err
+		}
+		total += n
+		if n < batch {
+			break
+		}
+		after = last
+	}
+	return total, s.write(ctx, func(ctx context.Context, tx neo4j.ManagedTransaction) error {
+		return exec(ctx, tx, `MERGE (m:Meta {id: $id}) SET m += $done`, map[string]any{"id": metaID, "done": map[string]any{flag: true}})
 	})
 }
 

@@ -11,17 +11,18 @@ import (
 // Subgraph reads what a walk from the start entities and chunks reaches (see graphrag.GraphStore), in three
 // statements of one round trip each (auto-commit: a read transaction would add its commit's, and reads
 // are read-committed either way): the start chunks' entities, the best supported relations touching a
-// start entity or supported by a start chunk, and the mentions of every entity met (counted, and the
-// first perEntity read). The walk itself runs in Go.
+// start entity or supported by a start chunk (ranked by the support count each keeps, with their vectors
+// as float32 bytes, whose similarity to the queries is computed here: relation_props.go), and the
+// mentions of every entity met (counted, and the first perEntity read). The walk itself runs in Go.
 func (s *Store) Subgraph(ctx context.Context, q graphrag.SubgraphQuery) (graphrag.Subgraph, error) {
 	s.searchMu.RLock() // reads are read-committed: a replace must not land mid-read
 	defer s.searchMu.RUnlock()
 	perEntity, maxRelations := q.PerEntity, q.MaxRelations
 	keys, chunkIDs := uniqueInOrder(q.Keys), uniqueInOrder(q.ChunkIDs)
-	vecs := make([][]float64, 0, len(q.Vectors))
+	vecs := make([][]float32, 0, len(q.Vectors))
 	for _, v := range q.Vectors {
 		if len(v) == s.embedDim() {
-			vecs = append(vecs, float64s(v))
+			vecs = append(vecs, v)
 		}
 	}
 	sg := graphrag.Subgraph{Mentions: map[string][]string{}, Mentioned: map[string]int{}, ChunkEntities: map[string][]string{},
@@ -52,19 +53,20 @@ func (s *Store) Subgraph(ctx context.Context, q graphrag.SubgraphQuery) (graphra
 				MATCH (e:Entity) WHERE e.key IN $keys AND COUNT { (e)-[:RELATED]-() } <= $hub
 				MATCH (e)-[r:RELATED]-() RETURN r
 				UNION
-				MATCH (a:Entity) WHERE a.key IN $near AND COUNT { (a)-[:RELATED]-() } <= $hub
-				MATCH (a)-[r:RELATED]-(b:Entity) WHERE b.key IN $near RETURN r
+				MATCH (n:Entity) WHERE n.key IN $near
+				WITH collect(n) AS ns
+				UNWIND ns AS a
+				WITH a, ns WHERE COUNT { (a)-[:RELATED]-() } <= $hub
+				MATCH (a)-[r:RELATED]-(b) WHERE b IN ns RETURN r
 			}
 			WITH DISTINCT r
-			WITH r, size(r.chunkIds) AS support ORDER BY support DESC, r.type, r.id LIMIT $max
-			WITH r, support, startNode(r) AS a, endNode(r) AS b,
-				CASE WHEN r.embedding IS NULL OR size(r.embedding) <> $dim THEN 0.0 ELSE reduce(best = 0.0,
-					c IN [v IN $vecs | 2 * vector.similarity.cosine(r.embedding, v) - 1] |
-					CASE WHEN c > best THEN c ELSE best END) END AS near
+			WITH r, coalesce(r.support, 0) AS support ORDER BY support DESC, r.type, r.id LIMIT $max
+			WITH r, support, startNode(r) AS a, endNode(r) AS b
 			RETURN r {.id, .type, .description, .values, .chunkIds, .docIds,
-				source: a.key, target: b.key, sourceName: a.name, targetName: b.name} AS rel, near
-			ORDER BY support DESC, r.type, r.id`, map[string]any{"keys": keys, "near": near, "max": maxRelations, "vecs": vecs, "dim": s.embedDim(),
-			"hub": graphrag.MaxHubRelations})
+				source: a.key, target: b.key, sourceName: a.name, targetName: b.name} AS rel,
+				CASE WHEN $vectors THEN coalesce(r.embeddingF32, r.embedding) END AS vec
+			ORDER BY support DESC, r.type, r.id`, map[string]any{"keys": keys, "near": near, "max": maxRelations,
+			"vectors": len(vecs) > 0, "hub": graphrag.MaxHubRelations})
 		if err != nil {
 			return graphrag.Subgraph{}, fmt.Errorf("neo4j: subgraph: %w", err)
 		}
@@ -73,7 +75,7 @@ func (s *Store) Subgraph(ctx context.Context, q graphrag.SubgraphQuery) (graphra
 			if err != nil {
 				return graphrag.Subgraph{}, fmt.Errorf("neo4j: subgraph: %w", err)
 			}
-			sg.Near[e.ID] = asFloat(rec.Values[1])
+			sg.Near[e.ID] = bestCosine(vectorOf(rec.Values[1]), vecs)
 			sg.Relations = append(sg.Relations, e.Relation)
 			all = append(all, e.Source, e.Target)
 		}

@@ -17,21 +17,32 @@ func unkeyedMentions(t *testing.T, uri string) (unkeyed, all int) {
 	return asInt(r[0].Values[0]), asInt(r[0].Values[1])
 }
 
+// hubDoc stores a document of n chunks, the i-th saying that the hub relates to spoke i, and returns them.
+func hubDoc(t *testing.T, s *Store, n int) []graphrag.Chunk {
+	t.Helper()
+	texts := make([]string, n)
+	for i := range texts {
+		texts[i] = fmt.Sprintf("The hub relates to spoke %d.", i)
+	}
+	_, chunks := putDoc(t, s, "hub.txt", texts...)
+	return chunks
+}
+
+// hubSpoke is the entity Spoke i and the relation of the entity Hub to it.
+func hubSpoke(i int) (graphrag.Entity, graphrag.Relation) {
+	spoke := entity(fmt.Sprintf("Spoke %d", i), "thing")
+	return spoke, relation("Hub", "RELATES_TO", spoke.Name)
+}
+
 // A database written before mentions carried their ends' keys gets them at Open, once; the subgraph a
 // walk reads (a hub's first mentions by chunk ID, read from the (entity, chunk) index) is the same before
 // and after, and read from the MENTIONS edges while some are not keyed.
 func TestOpenKeysTheMentionsOfAnOlderDatabase(t *testing.T) {
 	uri := testURI(t)
 	s := openTest(t, 4)
-	texts := make([]string, 20)
-	for i := range texts {
-		texts[i] = fmt.Sprintf("The hub relates to spoke %d.", i)
-	}
-	_, chunks := putDoc(t, s, "hub.txt", texts...)
-	hub := entity("Hub", "thing")
+	chunks, hub := hubDoc(t, s, 20), entity("Hub", "thing")
 	for i, c := range chunks {
-		spoke := entity(fmt.Sprintf("Spoke %d", i), "thing")
-		rel := relation("Hub", "RELATES_TO", spoke.Name)
+		spoke, rel := hubSpoke(i)
 		rel.ChunkIDs = []string{c.ID}
 		if err := s.PutExtraction(t.Context(), graphrag.Extraction{ChunkID: c.ID, Entities: []graphrag.Entity{hub, spoke},
 			Relations: []graphrag.Relation{rel}}); err != nil {

@@ -55,7 +55,11 @@ func TestScopeCypher(t *testing.T) {
 // none may miss it.
 func TestContractInWorkspace(t *testing.T) {
 	testURI(t)
-	storetest.RunInWorkspace(t, func(t *testing.T, dim int) graphrag.Store { return openTest(t, dim) })
+	storetest.RunInWorkspace(t, func(t *testing.T, dim int) graphrag.Store {
+		s := openTest(t, dim)
+		t.Cleanup(func() { checkRelationProps(t, s) }) // before openTest's Close
+		return s
+	})
 }
 
 // TestMigrateToWorkspaces opens a database from before workspaces (documents, accounts and a token, no
