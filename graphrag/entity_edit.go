@@ -61,7 +61,7 @@ type Edit struct {
 	Status   EditStatus
 	Keys     []string // the entities concerned, the one kept first
 	Names    []string // the surface names concerned (merged names, the alias)
-	Name     string   // the new name (rename, split, alias)
+	Name     string   // the new name (rename, split, alias); of the resolver's merge, the entity kept's
 	Type     string   // the new type (retype, split)
 	Relation string   // the relation deleted
 	Chunks   []string // the mentions moved by a split

@@ -50,18 +50,44 @@ type ReextractStore interface {
 	CommitReextract(ctx context.Context) error
 }
 
-// StagedEditRules are the rules a re-extraction's commit rewrites staged extractions by: the edits a
-// person made (not the resolver) that are applied and were made at or after since. The edits in force
-// before were applied when each extraction was resolved; applying one again changes nothing (a rename's
-// old name is an alias already, a merged key is gone).
+// StagedEditRules are the rules a re-extraction's commit rewrites staged extractions by: the edits
+// applied and made at or after since. The edits in force before were applied when each extraction was
+// resolved; applying one again changes nothing (a rename's old name is an alias already, a merged key is
+// gone). Of the resolver's edits, its merges count (but of a pair another of these edits keeps apart): a
+// merge decided on a passage extracted later reaches the passages staged before it, as at ingest the
+// resolver merges the entities stored before into the entity kept (resolve.Resolver.StoreResolved), so a
+// re-extraction ends with the merges an ingest ends with whichever passage it extracted first, the
+// entity kept named as the merge recorded (Edit.Name).
 func StagedEditRules(edits []Edit, since time.Time) Rules {
-	var later []Edit
+	var later, resolver []Edit
+	apart := map[[2]string]bool{}
 	for _, e := range edits {
-		if e.By != ByResolver && e.Status == EditApplied && !e.CreatedAt.Before(since) {
+		if e.Status != EditApplied || e.CreatedAt.Before(since) {
+			continue
+		}
+		if (e.Kind == EditDistinct || e.Kind == EditSplit) && len(e.Keys) > 1 {
+			apart[[2]string{e.Keys[0], e.Keys[1]}], apart[[2]string{e.Keys[1], e.Keys[0]}] = true, true
+		}
+		if e.By != ByResolver {
 			later = append(later, e)
+		} else if e.Kind == EditMerge && len(e.Keys) > 1 {
+			resolver = append(resolver, e)
 		}
 	}
-	return RuleSet(later)
+	r := RuleSet(later)
+	for _, e := range resolver {
+		for _, gone := range e.Keys[1:] {
+			if _, ruled := r.redirect[gone]; !ruled && gone != e.Keys[0] && !apart[[2]string{gone, e.Keys[0]}] {
+				r.redirect[gone] = e.Keys[0] // a person's rule for the key comes first
+			}
+		}
+		// the entity kept is named as the merge found it (PlanMerge keeps that name at ingest), not by
+		// whichever staged passage comes first; a person's rename comes first
+		if _, renamed := r.names[e.Keys[0]]; !renamed && e.Name != "" && NormalizeKey(e.Name) == e.Keys[0] {
+			r.names[e.Keys[0]] = e.Name
+		}
+	}
+	return r
 }
 
 // KeepStaged is the staged record of a passage that keeps its part of the graph.

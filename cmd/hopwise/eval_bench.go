@@ -37,8 +37,11 @@ func runBench(ctx context.Context, e *env, cfg *config.Config, logger *slog.Logg
 	}
 	defer a.Close()
 	var extract graphrag.ChunkExtractor = eval.NewReplayExtractor(b)
-	in := graphrag.NewIngester(a.store, a.llm, extract, graphrag.IngestOptions{Workers: 2,
-		Resolver: resolve.New(a.store, a.llm, logger)}, logger)
+	opt := graphrag.IngestOptions{Workers: 2}
+	if cfg.EntityResolution { // ENTITY_RESOLUTION=false measures the normalised key alone
+		opt.Resolver = resolve.New(a.store, a.llm, logger)
+	}
+	in := graphrag.NewIngester(a.store, a.llm, extract, opt, logger)
 	start := time.Now()
 	if err := eval.IngestBench(ctx, a.store, in, b); err != nil {
 		return err

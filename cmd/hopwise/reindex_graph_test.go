@@ -58,9 +58,9 @@ func relationsBySecond(t *testing.T, backend, dataDir string) (all, bySecond int
 // graph answering, whole, with what was staged kept and `hopwise status` saying the re-extraction is under
 // way; the next run goes on from there (it asks the model for fewer passages than a whole re-extraction).
 // The last run ends with every relation the second model's and the documents' counts those of before (the
-// second model finds the same graph, described otherwise). Entity resolution is off, as in
-// TestIngestSurvivesKill9: it decides by what the store holds, so the order passages come in can change
-// a merge, which is not what a kill loses.
+// second model finds the same graph, described otherwise). Entity resolution is on (the default), as in
+// TestIngestSurvivesKill9: its merges do not depend on the order passages are resolved in, and one
+// decided on a passage extracted after a kill reaches those staged before it (graphrag.StagedEditRules).
 func TestReindexGraphSurvivesKill9(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
@@ -84,7 +84,7 @@ func TestReindexGraphSurvivesKill9(t *testing.T) {
 			data := t.TempDir()
 			cmdWith := func(ctx context.Context, modelURL string, args ...string) *exec.Cmd {
 				cmd := reindexCmd(ctx, bin, backend, data, modelURL, "", args...)
-				cmd.Env = append(cmd.Env, "ENTITY_RESOLUTION=false")
+				cmd.Env = append(cmd.Env, "ENTITY_RESOLUTION=true") // whatever the caller's environment says
 				return cmd
 			}
 			if out, err := cmdWith(t.Context(), first.URL(), "ingest", demoDir).CombinedOutput(); err != nil {

@@ -54,11 +54,13 @@ func sharedNeo4j(t *testing.T) string {
 	return uri
 }
 
+// startShared starts one of the processes, with entity resolution on (the default, whatever the caller's
+// environment says).
 func startShared(t *testing.T, bin, uri, modelURL, name string) *sharedServe {
 	t.Helper()
 	return startServeIn(t, bin, t.TempDir(), modelURL, name, "NEO4J_URI="+uri, "EMBED_DIM=256", "LLM_MODEL=test-model",
 		"HOPWISE_LOG_LEVEL=info", "HOPWISE_SECRET=the-same-secret-on-every-process", "HOPWISE_LEASE="+sharedLease.String(),
-		"ENTITY_RESOLUTION=false")
+		"ENTITY_RESOLUTION=true")
 }
 
 // startServeIn starts `hopwise serve` on dataDir with env beside hopwiseCmd's, and waits until it serves.

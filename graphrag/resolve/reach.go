@@ -228,7 +228,7 @@ func (r *Resolver) mergeStored(ctx context.Context, c graphrag.Chunk, gone, kept
 	if err != nil {
 		return err
 	}
-	var old graphrag.Entity
+	var old, into graphrag.Entity
 	held := 0
 	for _, e := range state.Entities {
 		switch e.Key {
@@ -236,6 +236,7 @@ func (r *Resolver) mergeStored(ctx context.Context, c graphrag.Chunk, gone, kept
 			old = e
 			held++
 		case kept:
+			into = e
 			held++
 		}
 	}
@@ -256,7 +257,7 @@ func (r *Resolver) mergeStored(ctx context.Context, c graphrag.Chunk, gone, kept
 	evidence := append(slices.Clone(why.Evidence), fmt.Sprintf("reached back: %q was stored alone in %d passage(s) before the merge into %q was decided (passage %s)",
 		old.Name, len(old.ChunkIDs), kept, c.ID))
 	e := graphrag.Edit{ID: "m" + hashKeys(kept, gone+"\x00"+strings.Join(old.ChunkIDs, "\x00")), Kind: graphrag.EditMerge,
-		Status: graphrag.EditApplied, Keys: []string{kept, gone}, Names: []string{old.Name}, By: graphrag.ByResolver,
+		Status: graphrag.EditApplied, Keys: []string{kept, gone}, Names: []string{old.Name}, Name: into.Name, By: graphrag.ByResolver,
 		Rule: rule, Score: why.Score, Evidence: evidence, Chunks: slices.Clone(old.ChunkIDs), CreatedAt: time.Now().UTC()}
 	if err := r.store.ApplyEdit(ctx, e, patch); err != nil {
 		return fmt.Errorf("record the merge of %q into %q: %w", gone, kept, err)

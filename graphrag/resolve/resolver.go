@@ -189,7 +189,7 @@ func (r *Resolver) resolve(ctx context.Context, c graphrag.Chunk, x graphrag.Ext
 				kept, gone = b, a
 			}
 			to[gone.key], names[kept.key] = kept.key, kept.Name
-			record = append(record, mergeEdit(kept.key, gone, d, c.ID))
+			record = append(record, mergeEdit(kept, gone, d, c.ID))
 		}
 	}
 	// against the graph, and the extractions resolved before this one
@@ -462,10 +462,10 @@ func (r *Resolver) candidates(ctx context.Context, c graphrag.Chunk, m mention, 
 		// the graph's entity is merged into it once both are stored (StoreResolved)
 		cand := cands[slices.Index(keys, bestKey)]
 		if best.Rule != "known alias" && keepsFirst(m.Mention, cand, best.Rule) {
-			e := mergeEdit(m.key, mention{Mention: cand, key: bestKey}, best, c.ID)
+			e := mergeEdit(m, mention{Mention: cand, key: bestKey}, best, c.ID)
 			return &e, "", nil
 		}
-		e := mergeEdit(bestKey, m, best, "")
+		e := mergeEdit(mention{Mention: cand, key: bestKey}, m, best, "")
 		return &e, bestKey, nil
 	case Review:
 		e := graphrag.Edit{ID: graphrag.ProposalID(bestKey, m.key), Kind: graphrag.EditMerge, Status: graphrag.EditProposed,
@@ -485,11 +485,12 @@ func indexOf(es []graphrag.Entity, k string) int {
 	return -1
 }
 
-// mergeEdit records that the resolver merged the name of m into the entity kept, in chunk (when known).
+// mergeEdit records that the resolver merged the name of m into the entity kept (its Name the kept one's,
+// which a re-extraction's commit names the entity by: graphrag.StagedEditRules), in chunk (when known).
 // Its ID is the pair's, so the same decision on other passages is one record.
-func mergeEdit(kept string, m mention, d Decision, chunk string) graphrag.Edit {
-	e := graphrag.Edit{ID: "m" + hashKeys(kept, m.key), Kind: graphrag.EditMerge, Status: graphrag.EditApplied,
-		Keys: []string{kept, m.key}, Names: []string{m.Name}, By: graphrag.ByResolver, Rule: d.Rule, Score: d.Score,
+func mergeEdit(kept, m mention, d Decision, chunk string) graphrag.Edit {
+	e := graphrag.Edit{ID: "m" + hashKeys(kept.key, m.key), Kind: graphrag.EditMerge, Status: graphrag.EditApplied,
+		Keys: []string{kept.key, m.key}, Names: []string{m.Name}, Name: kept.Name, By: graphrag.ByResolver, Rule: d.Rule, Score: d.Score,
 		Evidence: d.Evidence, CreatedAt: time.Now().UTC()}
 	if chunk != "" {
 		e.Chunks = []string{chunk}

@@ -78,6 +78,16 @@ func ingest(t *testing.T) (*sqlite.Store, *resolve.Resolver) {
 // stored.
 func ingestPassages(t *testing.T, ps []passage) (*sqlite.Store, *resolve.Resolver) {
 	t.Helper()
+	rec := recorded{}
+	for _, p := range ps {
+		rec[p.file] = p
+	}
+	return ingestWith(t, ps, rec)
+}
+
+// ingestWith ingests ps as ingestPassages does, extracted by ex.
+func ingestWith(t *testing.T, ps []passage, ex graphrag.ChunkExtractor) (*sqlite.Store, *resolve.Resolver) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	quiet := slog.New(slog.DiscardHandler)
@@ -86,12 +96,8 @@ func ingestPassages(t *testing.T, ps []passage) (*sqlite.Store, *resolve.Resolve
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	rec := recorded{}
-	for _, p := range ps {
-		rec[p.file] = p
-	}
 	res := resolve.New(st, hashEmbedder{}, quiet)
-	in := graphrag.NewIngester(st, hashEmbedder{}, rec, graphrag.IngestOptions{Workers: 1, ExtractConcurrency: 1, Resolver: res}, quiet)
+	in := graphrag.NewIngester(st, hashEmbedder{}, ex, graphrag.IngestOptions{Workers: 1, ExtractConcurrency: 1, Resolver: res}, quiet)
 	defer runIngester(ctx, in)()
 	for _, p := range ps {
 		doc, _, err := in.Submit(ctx, p.file, strings.NewReader("# "+p.title+"\n\n"+p.text+"\n"))
@@ -276,17 +282,21 @@ func TestEntityBriefsMatchFullReads(t *testing.T) {
 // out comes second, the merge it decides reaches the BJP the first stored alone (recorded as a merge of
 // its own); the airline keeps the key its names say, not the one stored first. Undoing the merge splits
 // BJP off again in both documents.
+// orderPassages name BJP alone in one document and beside the Bharatiya Janata Party in another, and Royal
+// Air Maroc with and without a space in two more.
+var orderPassages = []passage{
+	{"chauhan.md", "Prabhatsinh Chauhan", "Prabhatsinh Chauhan is a BJP politician.",
+		[]string{"Prabhatsinh Chauhan", "BJP"}, []graphrag.Triple{{Subject: "Prabhatsinh Chauhan", Predicate: "member of", Object: "BJP"}}},
+	{"ram.md", "Royal AirMaroc", "Royal AirMaroc flies to Casablanca.", []string{"Royal AirMaroc", "Casablanca"},
+		[]graphrag.Triple{{Subject: "Royal AirMaroc", Predicate: "flies to", Object: "Casablanca"}}},
+	{"neeta.md", "Neeta Pateriya", "Neeta Pateriya is a member of the Bharatiya Janata Party (BJP).",
+		[]string{"Neeta Pateriya", "Bharatiya Janata Party", "BJP"}, []graphrag.Triple{{Subject: "Neeta Pateriya", Predicate: "member of", Object: "BJP"}}},
+	{"morocco.md", "Royal Air Maroc", "Royal Air Maroc is the airline of Morocco.", []string{"Royal Air Maroc", "Morocco"},
+		[]graphrag.Triple{{Subject: "Royal Air Maroc", Predicate: "airline of", Object: "Morocco"}}},
+}
+
 func TestMergesDoNotDependOnOrder(t *testing.T) {
-	ps := []passage{
-		{"chauhan.md", "Prabhatsinh Chauhan", "Prabhatsinh Chauhan is a BJP politician.",
-			[]string{"Prabhatsinh Chauhan", "BJP"}, []graphrag.Triple{{Subject: "Prabhatsinh Chauhan", Predicate: "member of", Object: "BJP"}}},
-		{"ram.md", "Royal AirMaroc", "Royal AirMaroc flies to Casablanca.", []string{"Royal AirMaroc", "Casablanca"},
-			[]graphrag.Triple{{Subject: "Royal AirMaroc", Predicate: "flies to", Object: "Casablanca"}}},
-		{"neeta.md", "Neeta Pateriya", "Neeta Pateriya is a member of the Bharatiya Janata Party (BJP).",
-			[]string{"Neeta Pateriya", "Bharatiya Janata Party", "BJP"}, []graphrag.Triple{{Subject: "Neeta Pateriya", Predicate: "member of", Object: "BJP"}}},
-		{"morocco.md", "Royal Air Maroc", "Royal Air Maroc is the airline of Morocco.", []string{"Royal Air Maroc", "Morocco"},
-			[]graphrag.Triple{{Subject: "Royal Air Maroc", Predicate: "airline of", Object: "Morocco"}}},
-	}
+	ps := orderPassages
 	reversed := slices.Clone(ps)
 	slices.Reverse(reversed)
 	var shapes []graphShape
