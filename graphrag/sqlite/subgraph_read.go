@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/hopwise/hopwise/graphrag"
+	"golang.org/x/sync/errgroup"
 )
 
 // Subgraph reads what a walk from the start entities and chunks reaches (see graphrag.GraphStore): the
@@ -33,25 +34,43 @@ func (s *Store) Subgraph(ctx context.Context, q graphrag.SubgraphQuery) (graphra
 	if len(keys) == 0 {
 		return sg, nil
 	}
+	var edges []graphrag.Edge
 	if maxRelations > 0 {
 		var near []string
 		for _, ks := range sg.ChunkEntities {
 			near = append(near, ks...)
 		}
-		rels, err := s.subgraphRelations(ctx, start, unique(near), maxRelations)
-		if err != nil {
+		var err error
+		if edges, err = s.subgraphEdges(ctx, start, unique(near), maxRelations); err != nil {
 			return graphrag.Subgraph{}, fmt.Errorf("sqlite: subgraph: %w", err)
 		}
-		for _, r := range rels {
-			sg.Near[r.ID] = graphrag.BestCosine(r.Embedding, q.Vectors)
-			r.Embedding = nil // compared here; not carried on, as Neo4j does not send it
-			sg.Relations = append(sg.Relations, r)
-			keys = append(keys, r.Source, r.Target)
+		for _, e := range edges {
+			keys = append(keys, e.Source, e.Target)
 		}
 		keys = unique(keys)
 	}
-	if err := s.mentionsOf(ctx, keys, perEntity, &sg); err != nil {
-		return graphrag.Subgraph{}, fmt.Errorf("sqlite: subgraph mentions: %w", err)
+	// The relations' end names and provenance are read while the mentions of every entity met are.
+	var g errgroup.Group
+	g.Go(func() error {
+		if err := s.fillEdges(ctx, edges); err != nil {
+			return fmt.Errorf("sqlite: subgraph: %w", err)
+		}
+		return nil
+	})
+	g.Go(func() error {
+		if err := s.mentionsOf(ctx, keys, perEntity, &sg); err != nil {
+			return fmt.Errorf("sqlite: subgraph mentions: %w", err)
+		}
+		return nil
+	})
+	if err := g.Wait(); err != nil {
+		return graphrag.Subgraph{}, err
+	}
+	for _, e := range edges {
+		r := e.Relation
+		sg.Near[r.ID] = graphrag.BestCosine(r.Embedding, q.Vectors)
+		r.Embedding = nil // compared here; not carried on, as Neo4j does not send it
+		sg.Relations = append(sg.Relations, r)
 	}
 	return sg, nil
 }
@@ -139,10 +158,10 @@ func (s *Store) mentionsOf(ctx context.Context, keys []string, perEntity int, sg
 	return nil
 }
 
-// subgraphRelations reads the relations touching a start entity and those joining two entities near (the
-// entities the start chunks mention), the best supported first (then by type and ID), at most max, with
-// their ends' names and provenance.
-func (s *Store) subgraphRelations(ctx context.Context, keys, near []string, max int) ([]graphrag.Relation, error) {
+// subgraphEdges reads the relations touching a start entity and those joining two entities near (the
+// entities the start chunks mention), the best supported first (then by type and ID), at most max, as
+// edges of hop 1 without their ends' names and provenance (fillEdges reads those).
+func (s *Store) subgraphEdges(ctx context.Context, keys, near []string, max int) ([]graphrag.Edge, error) {
 	near = near[:min(len(near), graphrag.MaxNear)]
 	hub, err := s.hubsAmong(ctx, unique(append(append([]string(nil), keys...), near...)))
 	if err != nil {
@@ -170,14 +189,7 @@ func (s *Store) subgraphRelations(ctx context.Context, keys, near []string, max 
 	for i, r := range rels {
 		edges[i] = graphrag.Edge{Relation: r, Hop: 1}
 	}
-	if err := s.fillEdges(ctx, edges); err != nil {
-		return nil, err
-	}
-	out := make([]graphrag.Relation, len(edges))
-	for i, e := range edges {
-		out[i] = e.Relation
-	}
-	return out, nil
+	return edges, nil
 }
 
 // rankedRelations returns the rowids of the relations with an end among touch or joining one of small to
