@@ -119,8 +119,10 @@ func isAcronym(shortName, longKey string) bool {
 	if initialsMatch(words, letters) {
 		return true
 	}
-	// "DOT" of "US Department of Transportation": the country before the name is not abbreviated
-	return len(words) > 2 && initialsMatch(words[1:], letters)
+	// "DOT" of "US Department of Transportation": the country before the name is not abbreviated, when it
+	// is a short one (US, UK, EU) and a name follows it, not "contiguous" or "policy of" before "United
+	// States", which "U.S." does not abbreviate
+	return len(words) > 2 && len([]rune(words[0])) <= 3 && !stopWords[words[1]] && initialsMatch(words[1:], letters)
 }
 
 // initialsMatch reports whether letters are the first letters of words, with or without the small ones.

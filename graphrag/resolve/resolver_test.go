@@ -343,3 +343,31 @@ func TestMergesDoNotDependOnOrder(t *testing.T) {
 		t.Errorf("after the undo BJP = %+v, %v; want it back, in both documents", bjp, ok)
 	}
 }
+
+// TestMergedNameMovesNoEntity: Tarski merged into Alfred Tarski in one passage, then written beside Jan
+// Tarski in another, stays a name of Alfred Tarski. The merge in force sent that passage's Tarski to
+// Alfred Tarski's key before the names were compared; a family name going to the fuller name beside it
+// would otherwise merge that key, Alfred Tarski and every passage naming him, into Jan Tarski (as the
+// MuSiQue bench's U.S. took the United States into "policy of the United States").
+func TestMergedNameMovesNoEntity(t *testing.T) {
+	ps := []passage{passages[4],
+		{"jan.md", "Jan Tarski", "Jan Tarski is the son of Tarski.", []string{"Jan Tarski", "Tarski"},
+			[]graphrag.Triple{{Subject: "Jan Tarski", Predicate: "son of", Object: "Tarski"}}}}
+	st, _ := ingestPassages(t, ps)
+	alfred, ok := entity(t, st, "Alfred Tarski")
+	if !ok || len(alfred.DocIDs) != 2 {
+		t.Errorf("Alfred Tarski = %+v, %v; want him in both passages", alfred, ok)
+	}
+	if jan, ok := entity(t, st, "Jan Tarski"); !ok || len(jan.DocIDs) != 1 {
+		t.Errorf("Jan Tarski = %+v, %v; want him in his passage alone", jan, ok)
+	}
+	merges, err := st.Edits(t.Context(), graphrag.EditQuery{Keys: []string{"alfred tarski"}, Kinds: []graphrag.EditKind{graphrag.EditMerge}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range merges {
+		if m.Keys[0] != "alfred tarski" {
+			t.Errorf("merge %q (%s): Alfred Tarski merged away", m.Keys, m.Rule)
+		}
+	}
+}
