@@ -2,10 +2,9 @@ package neo4j
 
 import (
 	"context"
-	"encoding/binary"
 	"fmt"
-	"math"
 
+	"github.com/hopwise/hopwise/graphrag"
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 )
 
@@ -25,11 +24,7 @@ func f32Bytes(v []float32) any {
 	if len(v) == 0 {
 		return nil
 	}
-	out := make([]byte, 4*len(v))
-	for i, x := range v {
-		binary.LittleEndian.PutUint32(out[4*i:], math.Float32bits(x))
-	}
-	return out
+	return graphrag.VectorBytes(v)
 }
 
 // vectorOf reads a relation's vector as the subgraph returns it: float32 bytes, or a list of numbers.
@@ -38,45 +33,11 @@ func vectorOf(v any) []float32 {
 	if !ok {
 		return float32s(v)
 	}
-	if len(b) == 0 || len(b)%4 != 0 {
+	vec, err := graphrag.VectorFromBytes(b)
+	if err != nil || len(vec) == 0 {
 		return nil
 	}
-	out := make([]float32, len(b)/4)
-	for i := range out {
-		out[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
-	}
-	return out
-}
-
-// bestCosine is the best cosine similarity of v to any of vecs, 0 when v is missing, of another dimension
-// or zero, and never below 0 (as the subgraph's contract has it: 0 without a vector).
-func bestCosine(v []float32, vecs [][]float32) float64 {
-	best := 0.0
-	if len(v) == 0 {
-		return best
-	}
-	var vv float64
-	for _, x := range v {
-		vv += float64(x) * float64(x)
-	}
-	if vv == 0 {
-		return best
-	}
-	for _, q := range vecs {
-		if len(q) != len(v) {
-			continue
-		}
-		var dot, qq float64
-		for i, x := range q {
-			dot += float64(x) * float64(v[i])
-			qq += float64(x) * float64(x)
-		}
-		if qq == 0 {
-			continue
-		}
-		best = max(best, dot/math.Sqrt(vv*qq))
-	}
-	return best
+	return vec
 }
 
 // relationPropsBatch is how many relations prepareRelations fills in one transaction (a variable for the

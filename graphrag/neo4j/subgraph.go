@@ -75,7 +75,7 @@ func (s *Store) Subgraph(ctx context.Context, q graphrag.SubgraphQuery) (graphra
 			if err != nil {
 				return graphrag.Subgraph{}, fmt.Errorf("neo4j: subgraph: %w", err)
 			}
-			sg.Near[e.ID] = bestCosine(vectorOf(rec.Values[1]), vecs)
+			sg.Near[e.ID] = graphrag.BestCosine(vectorOf(rec.Values[1]), vecs)
 			sg.Relations = append(sg.Relations, e.Relation)
 			all = append(all, e.Source, e.Target)
 		}

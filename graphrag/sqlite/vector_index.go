@@ -1,13 +1,14 @@
 package sqlite
 
 import (
-	"encoding/binary"
 	"fmt"
 	"math"
 	"math/bits"
 	"runtime"
 	"sort"
 	"sync"
+
+	"github.com/hopwise/hopwise/graphrag"
 )
 
 // vectorIndex is the in-memory index of the searchable chunk vectors, by chunk seq (the rowid of chunks).
@@ -513,23 +514,13 @@ func normalize(dst, src []float32) bool {
 	return true
 }
 
-// encodeVector is the BLOB form of a vector: little-endian float32.
-func encodeVector(vec []float32) []byte {
-	b := make([]byte, 4*len(vec))
-	for i, x := range vec {
-		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
-	}
-	return b
-}
+// encodeVector is the BLOB form of a vector: little-endian float32 (graphrag.VectorBytes).
+func encodeVector(vec []float32) []byte { return graphrag.VectorBytes(vec) }
 
 // decodeVector reads the BLOB form of a vector of dim values.
 func decodeVector(b []byte, dim int) ([]float32, error) {
 	if len(b) != 4*dim {
 		return nil, fmt.Errorf("vector of %d bytes, want %d for dimension %d", len(b), 4*dim, dim)
 	}
-	vec := make([]float32, dim)
-	for i := range vec {
-		vec[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
-	}
-	return vec, nil
+	return graphrag.VectorFromBytes(b)
 }
