@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"sync"
 	"time"
 )
 
@@ -17,38 +16,15 @@ import (
 // SetDocumentStatus, ReuseChunks and ReplaceDocument), so a write that was committed although its answer
 // was lost changes nothing when made again.
 
-var transientMu sync.RWMutex
-
-// transientKinds are the stores' own classifications of their errors (RegisterTransient).
-var transientKinds []func(error) bool
-
-// RegisterTransient adds a store's classification of its errors as transient; a store package calls it
-// from its init function.
-func RegisterTransient(isTransient func(error) bool) {
-	transientMu.Lock()
-	defer transientMu.Unlock()
-	transientKinds = append(transientKinds, isTransient)
-}
-
 // IsTransient reports whether a store error may go away when the same write is made again: the store out
-// of reach (ErrUnavailable: a reset connection, a server restarting), a write that ran out of its own time
-// (context.DeadlineExceeded; the caller checks that its own context has not ended), or an error a store
-// classified as transient (RegisterTransient).
+// of reach (ErrUnavailable: a reset connection, a server restarting), a failure of the moment the store
+// says is one (ErrTransient), or a write that ran out of its own time (context.DeadlineExceeded; the
+// caller checks that its own context has not ended).
 func IsTransient(err error) bool {
 	if err == nil || errors.Is(err, context.Canceled) {
 		return false
 	}
-	if errors.Is(err, ErrUnavailable) || errors.Is(err, context.DeadlineExceeded) {
-		return true
-	}
-	transientMu.RLock()
-	defer transientMu.RUnlock()
-	for _, is := range transientKinds {
-		if is(err) {
-			return true
-		}
-	}
-	return false
+	return errors.Is(err, ErrUnavailable) || errors.Is(err, ErrTransient) || errors.Is(err, context.DeadlineExceeded)
 }
 
 // WriteRetry bounds the tries of one store write of an ingestion job that meets a transient error.

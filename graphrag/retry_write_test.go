@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/hopwise/hopwise/graphrag"
-	_ "github.com/hopwise/hopwise/graphrag/neo4j" // registers Neo4j's transient errors
+	"github.com/hopwise/hopwise/graphrag/neo4j"
 	driver "github.com/neo4j/neo4j-go-driver/v5/neo4j"
 )
 
@@ -38,7 +38,8 @@ func TestIsTransient(t *testing.T) {
 		{nil, false},
 	}
 	for _, c := range cases {
-		if got := graphrag.IsTransient(c.err); got != c.want {
+		// As the Neo4j store returns them: it wraps the driver's errors (WrapError).
+		if got := graphrag.IsTransient(neo4j.WrapError(c.err)); got != c.want {
 			t.Errorf("IsTransient(%v) = %v, want %v", c.err, got, c.want)
 		}
 	}
@@ -126,11 +127,11 @@ func (f *flakyStore) MarkChunkFailed(ctx context.Context, chunkID, reason string
 
 // transientErrors are the transient errors a Neo4j write gives back, as the store wraps them.
 var transientErrors = []error{
-	fmt.Errorf("neo4j: write: %w", &driver.Neo4jError{Code: "Neo.TransientError.Transaction.DeadlockDetected", Msg: "ForsetiClient[tx 12] can't acquire ExclusiveLock"}),
+	fmt.Errorf("neo4j: write: %w", neo4j.WrapError(&driver.Neo4jError{Code: "Neo.TransientError.Transaction.DeadlockDetected", Msg: "ForsetiClient[tx 12] can't acquire ExclusiveLock"})),
 	fmt.Errorf("neo4j: write: %w", context.DeadlineExceeded),
 	fmt.Errorf("%w: bolt://127.0.0.1:7687 does not answer: read tcp 127.0.0.1:50412->127.0.0.1:7687: read: connection reset by peer", graphrag.ErrUnavailable),
-	fmt.Errorf("neo4j: write: %w", &driver.TransactionExecutionLimit{Cause: "timeout (exceeded max retry time: 30s)",
-		Errors: []error{&driver.Neo4jError{Code: "Neo.TransientError.Transaction.LockAcquisitionTimeout", Msg: "lock wait timed out"}}}),
+	fmt.Errorf("neo4j: write: %w", neo4j.WrapError(&driver.TransactionExecutionLimit{Cause: "timeout (exceeded max retry time: 30s)",
+		Errors: []error{&driver.Neo4jError{Code: "Neo.TransientError.Transaction.LockAcquisitionTimeout", Msg: "lock wait timed out"}}})),
 }
 
 // storeShape is what a user can tell of a store: its documents and their counts, every passage's state,

@@ -12,6 +12,9 @@ var (
 	ErrNotFound = errors.New("not found")
 	// ErrUnavailable: the store cannot be reached now; the request may succeed later.
 	ErrUnavailable = errors.New("store unavailable")
+	// ErrTransient: the store failed the call for a moment (a deadlock or lock wait it gave up on, a
+	// cluster's leader switch); the same idempotent write may succeed when made again.
+	ErrTransient = errors.New("transient store error")
 	// ErrDimension: embeddings of another dimension than the store's index.
 	ErrDimension = errors.New("embedding dimension mismatch")
 	// ErrNoDimension: a store opened with the dimension it recorded (Options.EmbedDim 0) has none yet: nothing

@@ -20,7 +20,8 @@ import (
 // Deadlocks and other transient errors are still retried by the driver, since the server keeps answering.
 
 // guard runs fn with a context that is cancelled with an ErrUnavailable cause when the server stops
-// answering, and turns connectivity failures into errors wrapping graphrag.ErrUnavailable.
+// answering, and turns connectivity failures into errors wrapping graphrag.ErrUnavailable and transient
+// ones into errors wrapping graphrag.ErrTransient (WrapError).
 func (s *Store) guard(ctx context.Context, fn func(ctx context.Context) error) error {
 	if s.down.Load() {
 		if err := s.probe(ctx); err != nil {
@@ -48,7 +49,7 @@ func (s *Store) guard(ctx context.Context, fn func(ctx context.Context) error) e
 		s.down.Store(true)
 		return fmt.Errorf("%w: %s does not answer: %v", graphrag.ErrUnavailable, s.uri, err)
 	}
-	return err
+	return WrapError(err)
 }
 
 // watch probes the server every probeAfter until done, cancelling the call when a probe fails.

@@ -2,32 +2,41 @@ package neo4j
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/hopwise/hopwise/graphrag"
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 )
 
-func init() { graphrag.RegisterTransient(IsTransient) }
+// WrapError is the store's error for an error of the driver: one wrapping graphrag.ErrUnavailable when
+// the server could not be reached, graphrag.ErrTransient when the same write may succeed when made again
+// (isTransient), err itself otherwise. guard returns it for every call.
+func WrapError(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case isUnavailable(err):
+		return fmt.Errorf("%w: %w", graphrag.ErrUnavailable, err)
+	case isTransient(err):
+		return fmt.Errorf("%w: %w", graphrag.ErrTransient, err)
+	}
+	return err
+}
 
-// IsTransient reports whether an error of this store may go away when the same write is made again, for
-// graphrag.IsTransient: a Neo4j transient error (Neo.TransientError.*: a deadlock, a lock wait that timed
-// out, a database restarting) or a cluster's leader switch, a lost or timed-out connection (also one lost
-// while committing, whose commit may or may not have happened: the ingester only makes idempotent writes
-// again), and the driver's own retries running out on any of those.
-func IsTransient(err error) bool {
+// isTransient reports whether a Neo4j error may go away when the same write is made again: a transient
+// error (Neo.TransientError.*: a deadlock, a lock wait that timed out) or a cluster's leader switch, also
+// when the driver's own retries ran out on one. (A lost or timed-out connection is isUnavailable's; one
+// lost while committing may or may not have committed: the ingester only makes idempotent writes again.)
+func isTransient(err error) bool {
 	var limit *neo4j.TransactionExecutionLimit
 	if errors.As(err, &limit) {
 		for _, e := range limit.Errors {
-			if IsTransient(e) {
+			if isTransient(e) {
 				return true
 			}
 		}
 		return false
-	}
-	var conn *neo4j.ConnectivityError
-	if errors.As(err, &conn) {
-		return true
 	}
 	var dbErr *neo4j.Neo4jError
 	if !errors.As(err, &dbErr) {
