@@ -76,6 +76,11 @@ func (s *server) documentEvents(c echo.Context) error {
 				continue
 			}
 			if busy, err := s.anyUnfinished(ctx); err == nil && !busy {
+				// A document that finished after this tick's progress was gathered (its snapshot still
+				// in the channel) gets its final row before the end, or its row would stay unfinished.
+				if _, err := s.sendAllRows(ctx, c, sse, sent); err != nil {
+					return nil
+				}
 				return sse.send("idle", "")
 			}
 		}
