@@ -222,18 +222,42 @@ func sameWords(ka, kb string) bool {
 // the key k: "Midway, Floyd County, Iowa" qualifies "midway" by "floyd county iowa". A qualifier that
 // names a kind of work ("album") is not one: such a passage may use the plain name for the other thing.
 func titleQualifier(title, k string) (string, bool) {
+	q, ok := titleParts(title, k)
+	if !ok || namesWork(q) {
+		return "", false
+	}
+	return q, true
+}
+
+// titleParts is the key of the qualifier of a title written "NAME, QUALIFIER" or "NAME (QUALIFIER)" whose
+// NAME is the key k, work or not. A title whose key is k qualifies nothing: "Tesla, Inc." is Tesla's name
+// with its legal form, which the key leaves out.
+func titleParts(title, k string) (string, bool) {
 	i := strings.IndexAny(title, ",(")
-	if i <= 0 || key(title[:i]) != k {
+	if i <= 0 || key(title[:i]) != k || key(title) == k {
 		return "", false
 	}
 	q := key(title[i+1:])
-	for _, w := range strings.Fields(q) {
-		if workWords[w] {
-			return "", false
-		}
-	}
 	return q, q != ""
 }
+
+// namesWork reports whether a qualifier's key holds a word of workWords.
+func namesWork(q string) bool {
+	return slices.ContainsFunc(strings.Fields(q), func(w string) bool { return workWords[w] })
+}
+
+// aboutWorkNamed reports whether a title is that of a work called k: "Madonna (book)", "Iron Maiden
+// (album)". A work is named after something (a biography after its subject, a self-titled album after the
+// band that made it), and its passage writes the plain name for the work and for its namesake alike.
+func aboutWorkNamed(title, k string) bool {
+	q, ok := titleParts(title, k)
+	return ok && namesWork(q)
+}
+
+// regionTitle reports whether a title qualifies its name by a region after a comma, as a place's title does
+// ("Midway, Floyd County, Iowa", "Central High School (Louisville, Kentucky)"): one of the many places of
+// that name, not the one a work named so is likely named after.
+func regionTitle(title string) bool { return strings.Contains(title, ",") }
 
 // names reports whether q's words stand together in the key of m's title, description or one of its
 // context names.

@@ -68,8 +68,8 @@ func (r *Resolver) near(ctx context.Context, c graphrag.Chunk, m mention) ([]gra
 
 // resolved is an extraction the resolver resolved, as its entities will be stored.
 type resolved struct {
-	chunk    string
-	entities []graphrag.Entity
+	chunk, title string // the passage and its document's title
+	entities     []graphrag.Entity
 }
 
 // remember keeps x, resolved for passage c, among the recent extractions (the store may not hold it yet).
@@ -84,7 +84,7 @@ func (r *Resolver) remember(c graphrag.Chunk, x graphrag.Extraction) {
 	if len(r.recent) >= maxRecent {
 		r.recent = slices.Delete(r.recent, 0, len(r.recent)-maxRecent+1)
 	}
-	r.recent = append(r.recent, resolved{chunk: c.ID, entities: es})
+	r.recent = append(r.recent, resolved{chunk: c.ID, title: c.DocTitle, entities: es})
 }
 
 // recentOf returns the entities of the recent extraction of a passage.

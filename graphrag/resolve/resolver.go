@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -19,6 +20,8 @@ type Store interface {
 	Entities(ctx context.Context, keys []string) ([]graphrag.Entity, error)
 	SearchEntities(ctx context.Context, query string, k int) ([]graphrag.Entity, error)
 	Neighborhood(ctx context.Context, keys []string, hops, limit int) ([]graphrag.Edge, error)
+	// Document gives the title of a document an entity is found in (a work named like it: inWorkNamed).
+	Document(ctx context.Context, id string) (graphrag.Document, error)
 	// SearchVector and Subgraph find the entities of the passages nearest to a name and its description.
 	SearchVector(ctx context.Context, vec []float32, k int) ([]graphrag.ScoredChunk, error)
 	Subgraph(ctx context.Context, q graphrag.SubgraphQuery) (graphrag.Subgraph, error)
@@ -88,6 +91,7 @@ const (
 	maxNeighbours = 40
 	maxCached     = 20000
 	maxRecent     = 64
+	maxTitleDocs  = 32
 )
 
 // Resolver is the graphrag.Resolver of the ingester: it applies the edits in force, then resolves every
@@ -346,6 +350,15 @@ func (r *Resolver) homonym(ctx context.Context, c graphrag.Chunk, m mention, sto
 		if names(other, q) || k == m.key {
 			return "", "", graphrag.Edit{}, false
 		}
+		// the stored one may be what a work of that name is named after (Score's workNamesake)
+		if !regionTitle(c.DocTitle) && !typesConflict(m.Type, stored.Type) {
+			work, err := r.inWorkNamed(ctx, m.key)
+			if err != nil {
+				r.logger.Warn("resolve: read the titles of an entity's documents", "entity", stored.Key, "err", err)
+			} else if work {
+				return "", "", graphrag.Edit{}, false
+			}
+		}
 		return k, c.DocTitle, distinctEdit(m, stored, k, c.DocTitle, "homonym", 0.1, c.ID,
 			fmt.Sprintf("the passage is about %s; nothing around %q in the graph says %s", c.DocTitle, stored.Name, q)), true
 	}
@@ -371,6 +384,36 @@ func (r *Resolver) homonym(ctx context.Context, c graphrag.Chunk, m mention, sto
 		k, name = e.Key, e.Name
 	}
 	return k, name, distinctEdit(m, stored, k, name, d.Rule, d.Score, c.ID, d.Evidence...), true
+}
+
+// inWorkNamed reports whether the entity of key k is found in a passage about a work called k
+// (aboutWorkNamed: "Madonna (book)"): among the recent extractions, then the documents the store holds it in,
+// the titles of at most maxTitleDocs of them read. It reads the entity's provenance, which the briefs leave
+// out, only for a name whose passage's title qualifies it and that nothing around the stored one confirms.
+func (r *Resolver) inWorkNamed(ctx context.Context, k string) (bool, error) {
+	for _, p := range r.recent {
+		if aboutWorkNamed(p.title, k) && slices.ContainsFunc(p.entities, func(e graphrag.Entity) bool { return e.Key == k }) {
+			return true, nil
+		}
+	}
+	es, err := r.store.Entities(ctx, []string{k})
+	if err != nil || len(es) == 0 {
+		return false, err
+	}
+	docs := es[0].DocIDs
+	for _, id := range docs[:min(len(docs), maxTitleDocs)] {
+		doc, err := r.store.Document(ctx, id)
+		if errors.Is(err, graphrag.ErrNotFound) {
+			continue // deleted since
+		}
+		if err != nil {
+			return false, err
+		}
+		if aboutWorkNamed(doc.Title, k) {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // sameNameElsewhere looks for an entity other than the one of key skip that is also called m's name and

@@ -96,6 +96,16 @@ func ingestWith(t *testing.T, ps []passage, ex graphrag.ChunkExtractor) (*sqlite
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
+	return st, ingestInto(t, st, ps, ex)
+}
+
+// ingestInto ingests ps into st as ingestPassages does, with a resolver of its own, which has resolved
+// nothing before: what it knows of the passages ingested earlier is what st holds.
+func ingestInto(t *testing.T, st *sqlite.Store, ps []passage, ex graphrag.ChunkExtractor) *resolve.Resolver {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	quiet := slog.New(slog.DiscardHandler)
 	res := resolve.New(st, hashEmbedder{}, quiet)
 	in := graphrag.NewIngester(st, hashEmbedder{}, ex, graphrag.IngestOptions{Workers: 1, ExtractConcurrency: 1, Resolver: res}, quiet)
 	defer runIngester(ctx, in)()
@@ -108,7 +118,7 @@ func ingestWith(t *testing.T, ps []passage, ex graphrag.ChunkExtractor) (*sqlite
 			t.Fatal(err)
 		}
 	}
-	return st, res
+	return res
 }
 
 func entity(t *testing.T, st *sqlite.Store, name string) (graphrag.Entity, bool) {

@@ -80,9 +80,9 @@ func sameKey(a, b Mention, k string, desc float64) Decision {
 	switch {
 	case oka && okb && qa != qb:
 		return decide(0.05, "homonym", fmt.Sprintf("one passage is about %s, the other about %s", a.Title, b.Title))
-	case oka && !okb && !names(b, qa):
+	case oka && !okb && !names(b, qa) && !workNamesake(a.Title, b.Title, k):
 		return decide(0.1, "homonym", fmt.Sprintf("one passage is about %s; nothing around the other says %s", a.Title, qa))
-	case okb && !oka && !names(a, qb):
+	case okb && !oka && !names(a, qb) && !workNamesake(b.Title, a.Title, k):
 		return decide(0.1, "homonym", fmt.Sprintf("one passage is about %s; nothing around the other says %s", b.Title, qb))
 	}
 	if d, apart := Homonym(a, b); apart {
@@ -106,6 +106,16 @@ func sameKey(a, b Mention, k string, desc float64) Decision {
 		return decide(1, "same key", fmt.Sprintf("the same name, found with %s in both", strings.Join(shared, ", ")))
 	}
 	return decide(0.95, "same key", "the same name")
+}
+
+// workNamesake reports whether the name of a passage titled by a qualifier ("Madonna (entertainer)") may be
+// the namesake of the work another passage is about ("Madonna (book)", a biography of the singer): that
+// passage writes the plain name for the work and for what it is named after alike, so nothing there saying
+// "entertainer" is no sign of another thing. A place titled with its region ("Midway, Floyd County, Iowa")
+// is one of many places of that name, not the one a work is likely named after: it stays apart. Kinds the
+// extraction gives are compared before (a person and a book are two things).
+func workNamesake(titled, work, k string) bool {
+	return aboutWorkNamed(work, k) && !regionTitle(titled)
 }
 
 // Homonym decides whether two mentions of one name are two things though no passage's title says so:
