@@ -351,8 +351,8 @@ func (r *Resolver) homonym(ctx context.Context, c graphrag.Chunk, m mention, sto
 			return "", "", graphrag.Edit{}, false
 		}
 		// the stored one may be what a work of that name is named after (Score's workNamesake)
-		if !regionTitle(c.DocTitle) && !typesConflict(m.Type, stored.Type) {
-			work, err := r.inWorkNamed(ctx, m.key)
+		if !typesConflict(m.Type, stored.Type) {
+			work, err := r.inWorkNamed(ctx, c.DocTitle, m.key)
 			if err != nil {
 				r.logger.Warn("resolve: read the titles of an entity's documents", "entity", stored.Key, "err", err)
 			} else if work {
@@ -386,13 +386,14 @@ func (r *Resolver) homonym(ctx context.Context, c graphrag.Chunk, m mention, sto
 	return k, name, distinctEdit(m, stored, k, name, d.Rule, d.Score, c.ID, d.Evidence...), true
 }
 
-// inWorkNamed reports whether the entity of key k is found in a passage about a work called k
-// (aboutWorkNamed: "Madonna (book)"): among the recent extractions, then the documents the store holds it in,
-// the titles of at most maxTitleDocs of them read. It reads the entity's provenance, which the briefs leave
-// out, only for a name whose passage's title qualifies it and that nothing around the stored one confirms.
-func (r *Resolver) inWorkNamed(ctx context.Context, k string) (bool, error) {
+// inWorkNamed reports whether the name k of a passage titled titled may be the namesake of a work called k
+// (workNamesake: "Madonna (book)") that the entity of key k is found in: among the recent extractions, then
+// the documents the store holds it in, the titles of at most maxTitleDocs of them read. It reads the
+// entity's provenance, which the briefs leave out, only for a name whose passage's title qualifies it and
+// that nothing around the stored one confirms.
+func (r *Resolver) inWorkNamed(ctx context.Context, titled, k string) (bool, error) {
 	for _, p := range r.recent {
-		if aboutWorkNamed(p.title, k) && slices.ContainsFunc(p.entities, func(e graphrag.Entity) bool { return e.Key == k }) {
+		if workNamesake(titled, p.title, k) && slices.ContainsFunc(p.entities, func(e graphrag.Entity) bool { return e.Key == k }) {
 			return true, nil
 		}
 	}
@@ -409,7 +410,7 @@ func (r *Resolver) inWorkNamed(ctx context.Context, k string) (bool, error) {
 		if err != nil {
 			return false, err
 		}
-		if aboutWorkNamed(doc.Title, k) {
+		if workNamesake(titled, doc.Title, k) {
 			return true, nil
 		}
 	}
