@@ -68,8 +68,10 @@ type Store struct {
 	// share a transaction (write_batch.go).
 	prepared *preparedStmts
 	batch    writeBatcher
-	// termDocs caches how many chunks hold each searched word (text_search.go).
-	termDocs termCounts
+	// termDocs caches how many chunks hold each searched word (text_search.go); readStmts are the search
+	// statements compiled on the reader pool (reader_stmts.go).
+	termDocs  termCounts
+	readStmts readerStmts
 	// gen counts deletes and replaces for readers that must see one version (generation.go).
 	gen    graphrag.GenerationGate
 	logger *slog.Logger
@@ -147,6 +149,7 @@ func Open(ctx context.Context, path string, opt Options, logger *slog.Logger) (*
 	if !existed {
 		s.integrity.foundSound()
 	}
+	s.readStmts.prepare(ctx, reader)
 	s.opened = true
 	if s.checkLater {
 		s.checkInBackground()
@@ -234,7 +237,7 @@ func (s *Store) closeFile() error {
 		errs = append(errs, s.writer.Close())
 	}
 	if s.reader != nil {
-		errs = append(errs, s.reader.Close())
+		errs = append(errs, s.readStmts.close(), s.reader.Close())
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("sqlite: close: %w", err)

@@ -46,14 +46,15 @@ func (s *Store) SearchText(ctx context.Context, query string, k int) ([]graphrag
 const rankedQuery = `SELECT rowid, bm25(chunks_fts) AS score FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY score LIMIT ?`
 
 // searchText returns the k best searchable chunks among the limit best rows of the full-text index for
-// match, and how many rows the index gave.
+// match, and how many rows the index gave. The rows are read in rank order, k at a time, until k are
+// found: only the chunks filtered out (pending, staged) cost a second read.
 func (s *Store) searchText(ctx context.Context, match string, k, limit int) ([]graphrag.ScoredChunk, int, error) {
 	tx, err := s.reader.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return nil, 0, err
 	}
 	defer tx.Rollback()
-	rows, err := tx.QueryContext(ctx, rankedQuery, match, limit)
+	rows, err := s.readStmts.query(ctx, tx, rankedQuery, match, limit)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -74,39 +75,49 @@ func (s *Store) searchText(ctx context.Context, match string, k, limit int) ([]g
 	if err := rows.Err(); err != nil {
 		return nil, 0, err
 	}
-	if len(top) == 0 {
-		return nil, 0, nil
+	out := make([]graphrag.ScoredChunk, 0, min(k, len(top)))
+	for next := 0; next < len(top) && len(out) < k; {
+		part := top[next:min(len(top), next+k-len(out))]
+		next += len(part)
+		seqs := make([]int64, len(part))
+		for i, r := range part {
+			seqs[i] = r.seq
+		}
+		found, err := s.searchableChunks(ctx, tx, seqs)
+		if err != nil {
+			return nil, 0, err
+		}
+		for _, r := range part {
+			if c, ok := found[r.seq]; ok {
+				out = append(out, graphrag.ScoredChunk{Chunk: c, Score: -r.bm25, Rank: len(out) + 1})
+			}
+		}
 	}
-	args := make([]any, len(top))
-	for i, r := range top {
-		args[i] = r.seq
-	}
-	rows, err = tx.QueryContext(ctx, `SELECT c.id, c.doc_id, c.ordinal, c.section, c.text, c.tokens, c.status, c.error,
-		d.name, d.title, c.page, c.seq FROM chunks c JOIN documents d ON d.id = c.doc_id
-		WHERE c.seq IN (`+placeholders(len(args))+`) AND c.status <> 'pending' AND d.replaces = ''`, args...)
+	return out, len(top), nil
+}
+
+const searchableChunksQuery = `SELECT c.id, c.doc_id, c.ordinal, c.section, c.text, c.tokens, c.status,
+	c.error, d.name, d.title, c.page, c.seq FROM chunks c JOIN documents d ON d.id = c.doc_id
+	WHERE c.status <> 'pending' AND d.replaces = '' AND c.seq IN `
+
+// searchableChunks reads the chunks of these seqs that search may return (neither pending nor staged).
+func (s *Store) searchableChunks(ctx context.Context, tx *sql.Tx, seqs []int64) (map[int64]graphrag.Chunk, error) {
+	query, args := seqList(searchableChunksQuery, seqs)
+	rows, err := s.readStmts.query(ctx, tx, query, args...)
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	defer rows.Close()
-	found := make(map[int64]graphrag.Chunk, len(top))
+	found := make(map[int64]graphrag.Chunk, len(seqs))
 	for rows.Next() {
 		var seq int64
 		c, err := scanChunk(rows, &seq)
 		if err != nil {
-			return nil, 0, err
+			return nil, err
 		}
 		found[seq] = c
 	}
-	if err := rows.Err(); err != nil {
-		return nil, 0, err
-	}
-	out := make([]graphrag.ScoredChunk, 0, min(k, len(found)))
-	for _, r := range top {
-		if c, ok := found[r.seq]; ok && len(out) < k {
-			out = append(out, graphrag.ScoredChunk{Chunk: c, Score: -r.bm25, Rank: len(out) + 1})
-		}
-	}
-	return out, len(top), nil
+	return found, rows.Err()
 }
 
 // pruneFrom is the number of chunks from which dropCommon looks at the terms; below it, scoring every
@@ -134,37 +145,44 @@ func (s *Store) dropCommon(ctx context.Context, terms []ftsTerm) ([]ftsTerm, err
 		return nil, err
 	}
 	defer tx.Rollback()
-	total, err := ftsRows(ctx, tx)
+	total, err := ftsRows(ctx, &s.readStmts, tx)
 	if err != nil {
 		return nil, err
 	}
 	if total < pruneFrom {
 		return terms, nil
 	}
-	df := func(word string) (int, error) {
-		if docs, ok := s.termDocs.get(word, total); ok {
-			return docs, nil
+	// df is the number of chunks holding word: exactly when limit is 0, else up to limit, where
+	// atLeast says it stopped (see termCapQuery).
+	df := func(word string, limit int) (docs int, atLeast bool, err error) {
+		if docs, atLeast, ok := s.termDocs.get(word, total); ok && (!atLeast || limit > 0 && docs >= limit) {
+			return docs, atLeast, nil
 		}
-		var docs int
-		err := tx.QueryRowContext(ctx, `SELECT doc FROM chunks_vocab WHERE term = ?`, word).Scan(&docs)
+		query, args := termDocsQuery, []any{word}
+		if limit > 0 {
+			query, args = termCapQuery, []any{ftsTerm{text: word}.quoted(), limit}
+		}
+		err = s.readStmts.queryRow(ctx, tx, query, args...).Scan(&docs)
 		if errors.Is(err, sql.ErrNoRows) {
 			err = nil
 		}
-		if err == nil {
-			s.termDocs.put(word, docs, total)
+		if err != nil {
+			return 0, false, err
 		}
-		return docs, err
+		atLeast = limit > 0 && docs >= limit
+		s.termDocs.put(word, docs, total, atLeast)
+		return docs, atLeast, nil
 	}
 	keep := make([]bool, len(terms))
 	docs := make([]int, len(terms))
+	capped := make([]bool, len(terms))
 	matching, spent := false, 0
-	var words []int // single words that may be kept, by index
 	for i, t := range terms {
 		if t.phrase {
 			// A phrase can match only where each of its words is found; it costs all their lists.
 			found := true
 			for _, part := range strings.Fields(t.text) {
-				n, err := df(part)
+				n, _, err := df(part, 0)
 				if err != nil {
 					return nil, err
 				}
@@ -173,14 +191,36 @@ func (s *Store) dropCommon(ctx context.Context, terms []ftsTerm) ([]ftsTerm, err
 			keep[i], matching = true, matching || found
 			continue
 		}
-		if docs[i], err = df(t.text); err != nil {
+		if docs[i], capped[i], err = df(t.text, termCap()); err != nil {
 			return nil, err
 		}
-		if docs[i] > 0 && 2*docs[i] <= total {
-			words = append(words, i)
-		}
 	}
-	slices.SortStableFunc(words, func(a, b int) int { return docs[a] - docs[b] })
+	eligible := func() []int {
+		var words []int // single words that may be kept, by index
+		for i, t := range terms {
+			if !t.phrase && docs[i] > 0 && 2*docs[i] <= total {
+				words = append(words, i)
+			}
+		}
+		slices.SortStableFunc(words, func(a, b int) int { return docs[a] - docs[b] })
+		return words
+	}
+	// A word past the cap is past the budget: it can be kept only as the rarest. While the rarest is one
+	// of them, they are counted again to four times the cap, until the rarest is counted whole or they
+	// are known to be in more than half of the chunks (a capped count stands for at least the cap, so it
+	// sorts after every whole one).
+	words := eligible()
+	for limit := termCap(); len(words) > 0 && capped[words[0]]; {
+		limit *= 4
+		for i := range terms {
+			if capped[i] {
+				if docs[i], capped[i], err = df(terms[i].text, limit); err != nil {
+					return nil, err
+				}
+			}
+		}
+		words = eligible()
+	}
 	for n, i := range words {
 		if n > 0 && spent+docs[i] > postingsBudget {
 			break
@@ -199,11 +239,13 @@ func (s *Store) dropCommon(ctx context.Context, terms []ftsTerm) ([]ftsTerm, err
 	return kept, nil
 }
 
+const ftsRowsQuery = `SELECT block FROM chunks_fts_data WHERE id = 1`
+
 // ftsRows is the number of rows of the chunk full-text index: the first varint of FTS5's averages record
 // (rowid 1 of its data table), read without counting the chunks; count(*) when that record cannot be read.
-func ftsRows(ctx context.Context, tx *sql.Tx) (int, error) {
+func ftsRows(ctx context.Context, stmts *readerStmts, tx *sql.Tx) (int, error) {
 	var block []byte
-	err := tx.QueryRowContext(ctx, `SELECT block FROM chunks_fts_data WHERE id = 1`).Scan(&block)
+	err := stmts.queryRow(ctx, tx, ftsRowsQuery).Scan(&block)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, nil
 	}
@@ -236,33 +278,47 @@ func sqliteVarint(b []byte) (uint64, bool) {
 // termCounts caches the number of chunks each word is found in: fts5vocab counts them by reading the
 // word's whole posting list, which for a common word costs what scoring it would. A count is used while
 // the index holds within 1/64 of the rows it held when counted; the cache is emptied at maxCachedTerms.
+// A count marked atLeast stopped at termCap.
 type termCounts struct {
 	mu    sync.Mutex
 	terms map[string]termCount
 }
 
-type termCount struct{ docs, total int }
+type termCount struct {
+	docs, total int
+	atLeast     bool
+}
 
 const maxCachedTerms = 1 << 14
 
-func (c *termCounts) get(word string, total int) (int, bool) {
+func (c *termCounts) get(word string, total int) (docs int, atLeast, ok bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	tc, ok := c.terms[word]
 	if !ok || abs(total-tc.total) > tc.total/64 {
-		return 0, false
+		return 0, false, false
 	}
-	return tc.docs, true
+	return tc.docs, tc.atLeast, true
 }
 
-func (c *termCounts) put(word string, docs, total int) {
+func (c *termCounts) put(word string, docs, total int, atLeast bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.terms == nil || len(c.terms) >= maxCachedTerms {
 		c.terms = map[string]termCount{}
 	}
-	c.terms[word] = termCount{docs, total}
+	c.terms[word] = termCount{docs, total, atLeast}
 }
+
+const termDocsQuery = `SELECT doc FROM chunks_vocab WHERE term = ?`
+
+// termCapQuery counts the chunks holding a word up to a cap: FTS5 stops reading the word's posting list
+// there, where fts5vocab reads it whole (a word every chunk holds cost a pass over every chunk).
+const termCapQuery = `SELECT count(*) FROM (SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT ?)`
+
+// termCap is where dropCommon first stops counting a word: one past postingsBudget, which such a word
+// cannot be kept within unless it is the rarest.
+func termCap() int { return postingsBudget + 1 }
 
 func abs(n int) int {
 	if n < 0 {

@@ -91,22 +91,8 @@ func TestSearchTextDropsCommonWords(t *testing.T) {
 func TestSearchTextBoundsItsPostings(t *testing.T) {
 	s := openTemp(t, filepath.Join(t.TempDir(), "hopwise.db"), 2)
 	ctx := t.Context()
-	const n = 2000
-	texts := make([]string, n)
-	for i := range texts {
-		words := []string{"alpha", fmt.Sprintf("filler%d", i)}
-		if i%5 < 2 { // 40%
-			words = append(words, "beta")
-		}
-		if i%10 == 0 { // 10%
-			words = append(words, "gamma")
-		}
-		if i%100 == 0 { // 1%
-			words = append(words, "delta")
-		}
-		texts[i] = strings.Join(words, " ")
-	}
-	putTexts(t, s, "counts.md", texts, func(i int) []float32 { return []float32{1, float32(i)} })
+	const n = countsChunks
+	putCounts(t, s)
 	saved := postingsBudget
 	postingsBudget = 500
 	t.Cleanup(func() { postingsBudget = saved })
@@ -119,15 +105,7 @@ func TestSearchTextBoundsItsPostings(t *testing.T) {
 		{"delta beta TRV-1", []string{"delta", "trv 1"}},       // a phrase is kept
 	}
 	for _, tc := range tests {
-		terms, err := s.dropCommon(ctx, ftsTerms(tc.query))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var got []string
-		for _, term := range terms {
-			got = append(got, term.text)
-		}
-		if !slices.Equal(got, tc.want) {
+		if got := keptTerms(t, s, tc.query); !slices.Equal(got, tc.want) {
 			t.Errorf("dropCommon(%q) = %q, want %q", tc.query, got, tc.want)
 		}
 	}
@@ -142,6 +120,103 @@ func TestSearchTextBoundsItsPostings(t *testing.T) {
 		if !strings.Contains(c.Text, "delta") || !strings.Contains(c.Text, "gamma") {
 			t.Errorf("result %d is %q: the first %d should hold both rare words", i+1, c.Text, n/100)
 		}
+	}
+}
+
+// TestSearchTextCountsPastTheCap: words are counted only up to one past postingsBudget, and those that
+// reach it counted again, further, only when the rarest word is one of them; the terms kept are those
+// whole counts keep, a second search (the counts cached) keeps the same, and the words never counted whole
+// are only those that could not be kept.
+func TestSearchTextCountsPastTheCap(t *testing.T) {
+	s := openTemp(t, filepath.Join(t.TempDir(), "hopwise.db"), 2)
+	const n = countsChunks
+	putCounts(t, s)
+	saved := postingsBudget
+	postingsBudget = 50 // counts stop at 51: gamma and beta reach it, delta does not
+	t.Cleanup(func() { postingsBudget = saved })
+	tests := []struct {
+		query string
+		want  []string
+	}{
+		{"gamma beta alpha", []string{"gamma"}}, // the rarest of the capped words, counted further
+		{"beta gamma delta", []string{"delta"}}, // delta is under the cap: the capped ones stay capped
+		{"alpha beta", []string{"beta"}},        // alpha is in every chunk: beta, counted whole, is kept
+		{"delta TRV-1 gamma", []string{"delta", "trv 1"}},
+	}
+	for round := range 2 {
+		for _, tc := range tests {
+			if got := keptTerms(t, s, tc.query); !slices.Equal(got, tc.want) {
+				t.Errorf("round %d: dropCommon(%q) = %q, want %q", round+1, tc.query, got, tc.want)
+			}
+		}
+	}
+	for word, whole := range map[string]int{"gamma": 200, "beta": 800, "delta": 20} {
+		docs, atLeast, ok := s.termDocs.get(word, n)
+		if !ok || atLeast || docs != whole {
+			t.Errorf("count of %q = %d (at least: %v, cached: %v), want %d counted whole", word, docs, atLeast, ok, whole)
+		}
+	}
+	if docs, atLeast, ok := s.termDocs.get("alpha", n); !ok || !atLeast || docs >= n {
+		t.Errorf("count of alpha = %d (at least: %v, cached: %v): want it stopped under %d", docs, atLeast, ok, n)
+	}
+}
+
+// countsChunks is the number of chunks putCounts writes.
+const countsChunks = 2000
+
+// putCounts writes countsChunks chunks holding alpha (all), beta (40%), gamma (10%) and delta (1%), each
+// with a word of its own.
+func putCounts(t *testing.T, s *Store) {
+	t.Helper()
+	texts := make([]string, countsChunks)
+	for i := range texts {
+		words := []string{"alpha", fmt.Sprintf("filler%d", i)}
+		if i%5 < 2 {
+			words = append(words, "beta")
+		}
+		if i%10 == 0 {
+			words = append(words, "gamma")
+		}
+		if i%100 == 0 {
+			words = append(words, "delta")
+		}
+		texts[i] = strings.Join(words, " ")
+	}
+	putTexts(t, s, "counts.md", texts, func(i int) []float32 { return []float32{1, float32(i)} })
+}
+
+// keptTerms is the text of the terms dropCommon keeps of query.
+func keptTerms(t *testing.T, s *Store, query string) []string {
+	t.Helper()
+	terms, err := s.dropCommon(t.Context(), ftsTerms(query))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, term := range terms {
+		got = append(got, term.text)
+	}
+	return got
+}
+
+// TestSeqList: lists of seqs are padded to a few lengths with their last seq, so their statements are
+// compiled once; a longer list is given whole.
+func TestSeqList(t *testing.T) {
+	for _, tc := range []struct{ n, want int }{{1, 8}, {8, 8}, {9, 16}, {30, 32}, {64, 64}, {65, 65}} {
+		seqs := make([]int64, tc.n)
+		for i := range seqs {
+			seqs[i] = int64(i + 1)
+		}
+		query, args := seqList("SELECT 1 WHERE x IN ", seqs)
+		if len(args) != tc.want || strings.Count(query, "?") != tc.want {
+			t.Errorf("seqList of %d: %d args, %d placeholders; want %d", tc.n, len(args), strings.Count(query, "?"), tc.want)
+		}
+		if last := args[len(args)-1]; last != int64(tc.n) {
+			t.Errorf("seqList of %d pads with %v, want %d", tc.n, last, tc.n)
+		}
+	}
+	if query, args := seqList("x IN ", nil); query != "x IN (NULL)" || len(args) != 0 {
+		t.Errorf("seqList of none = %q, %v", query, args)
 	}
 }
 
@@ -189,7 +264,7 @@ func TestFTSRowsIsTheChunkCount(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tx.Rollback()
-	got, err := ftsRows(t.Context(), tx)
+	got, err := ftsRows(t.Context(), &s.readStmts, tx)
 	if err != nil || got != 6 {
 		t.Errorf("ftsRows = %d, %v; want 6", got, err)
 	}
