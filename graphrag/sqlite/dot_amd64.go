@@ -10,3 +10,15 @@ var useAVX2 = cpu.X86.HasAVX2
 //
 //go:noescape
 func dotInt8AVX2(a, b *byte, n int) int32
+
+// bitScanAVX2 is bitScanGo with AVX2 (vector_index_bits.go): nib is even, blocks holds nblocks blocks of
+// nib×16 bytes, table nib×16 bytes, out room for 32 values a block.
+//
+//go:noescape
+func bitScanAVX2(blocks, table *byte, nib, nblocks int, out *uint16)
+
+// dotInt8SlotsAVX2 is dotInt8 of q with each of n rows of codes, the rows slots names, into out; dim (the
+// length of q and of a row) is a multiple of 32.
+//
+//go:noescape
+func dotInt8SlotsAVX2(q, codes *byte, dim int, slots *int32, n int, out *int32)

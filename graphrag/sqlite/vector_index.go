@@ -3,7 +3,6 @@ package sqlite
 import (
 	"fmt"
 	"math"
-	"math/bits"
 	"runtime"
 	"sort"
 	"sync"
@@ -16,10 +15,11 @@ import (
 // a scale of its own (dim bytes, a quarter of float32), and as one sign bit per dimension of the vector
 // less the index's mean (dim/8 bytes) with one factor that corrects what the signs lose of its length
 // (the estimator of RaBitQ, Gao and Long, SIGMOD 2024). A search estimates every vector's cosine with the
-// query from its bits (bitScores: 48 table lookups for 384 dimensions), ranks the best candidates again
-// by their int8 dot product, and the caller ranks the best of those exactly from the float32 vectors of the
-// file (vector_search.go). Below candidates(n, k) vectors every vector is a candidate. Slot i holds seqs[i],
-// scale[i], factor[i], codes[i*dim:] and bits[i*words:]; slot maps a seq to its slot.
+// query from its bits (bitScores: 96 lookups of four bits for 384 dimensions, 32 vectors at a time, see
+// vector_index_bits.go), ranks the best candidates again by their int8 dot product, and the caller ranks
+// the best of those exactly from the float32 vectors of the file (vector_search.go). Below candidates(n,
+// k) vectors every vector is a candidate. Slot i holds seqs[i], scale[i], factor[i], codes[i*dim:] and its
+// bits in blocks (lane i%bitLanes of block i/bitLanes); slot maps a seq to its slot.
 type vectorIndex struct {
 	mu    sync.RWMutex
 	dim   int
@@ -32,7 +32,7 @@ type vectorIndex struct {
 	slot   map[int64]int32
 	scale  []float32
 	codes  []byte // int8 values
-	bits   []uint64
+	blocks []byte // the bits, bitLanes vectors a block (vector_index_bits.go)
 	// factor is |r|²/|r|₁ of r, the vector less the mean: the cosine estimate is q·mean + factor × q·signs.
 	factor []float32
 	// changes is the file's count of vector changes this index holds (vector_changes, see vectorIndexFile):
@@ -78,7 +78,9 @@ func (v *vectorIndex) putLocked(seq int64, vec []float32) {
 		v.scale = append(v.scale, 0)
 		v.factor = append(v.factor, 0)
 		v.codes = append(v.codes, make([]byte, v.dim)...)
-		v.bits = append(v.bits, make([]uint64, v.words)...)
+		if want := v.blocksFor(len(v.seqs)); len(v.blocks) < want {
+			v.blocks = append(v.blocks, make([]byte, want-len(v.blocks))...)
+		}
 	}
 	unit := make([]float32, v.dim)
 	normalize(unit, vec[:min(len(vec), v.dim)])
@@ -117,8 +119,13 @@ func (v *vectorIndex) recentre() {
 // binarize sets slot i's bits and factor from its codes: bit j is whether value j exceeds the mean's.
 func (v *vectorIndex) binarize(i int) {
 	codes, s := v.codes[i*v.dim:(i+1)*v.dim], v.scale[i]
-	out := v.bits[i*v.words : (i+1)*v.words]
-	clear(out)
+	var words [16]uint64
+	out := words[:]
+	if v.words > len(words) {
+		out = make([]uint64, v.words)
+	}
+	out = out[:v.words]
+	defer v.setBits(i, out)
 	var l1, l2 float64
 	for j, c := range codes {
 		r := float64(float32(int8(c))*s - v.mean[j])
@@ -182,14 +189,18 @@ func (v *vectorIndex) removeLocked(seqs []int64) {
 			continue
 		}
 		last := len(v.seqs) - 1
+		w := make([]uint64, v.words)
 		if int(i) != last {
 			v.seqs[i], v.scale[i], v.factor[i] = v.seqs[last], v.scale[last], v.factor[last]
 			copy(v.codes[int(i)*v.dim:(int(i)+1)*v.dim], v.codes[last*v.dim:])
-			copy(v.bits[int(i)*v.words:(int(i)+1)*v.words], v.bits[last*v.words:])
+			v.getBits(last, w)
+			v.setBits(int(i), w)
+			clear(w)
 			v.slot[v.seqs[i]] = i
 		}
+		v.setBits(last, w) // a lane past the last vector holds no bits
 		v.seqs, v.scale, v.factor = v.seqs[:last], v.scale[:last], v.factor[:last]
-		v.codes, v.bits = v.codes[:last*v.dim], v.bits[:last*v.words]
+		v.codes, v.blocks = v.codes[:last*v.dim], v.blocks[:v.blocksFor(last)]
 		delete(v.slot, seq)
 	}
 }
@@ -200,7 +211,7 @@ func (v *vectorIndex) replaceWith(n *vectorIndex) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	v.dim, v.words, v.mean, v.meanOf = n.dim, n.words, n.mean, n.meanOf
-	v.seqs, v.slot, v.scale, v.codes, v.bits, v.factor = n.seqs, n.slot, n.scale, n.codes, n.bits, n.factor
+	v.seqs, v.slot, v.scale, v.codes, v.blocks, v.factor = n.seqs, n.slot, n.scale, n.codes, n.blocks, n.factor
 }
 
 // track records a vector-changing transaction of this store, which found the file's change count at before
@@ -267,9 +278,14 @@ func (v *vectorIndex) search(q []float32, k int) []hit {
 		part := slots[s*len(slots)/shards : (s+1)*len(slots)/shards]
 		tops[s] = topK{k: k}
 		wg.Go(func() {
-			for _, i := range part {
-				d := dotInt8(qcodes, v.codes[int(i)*v.dim:(int(i)+1)*v.dim])
-				tops[s].offer(int(i), float32(d)*qscale*v.scale[i])
+			dots := make([]int32, min(len(part), dotBatch))
+			for len(part) > 0 {
+				batch := part[:min(len(part), dotBatch)]
+				part = part[len(batch):]
+				v.dotSlots(qcodes, batch, dots)
+				for j, i := range batch {
+					tops[s].offer(int(i), float32(dots[j])*qscale*v.scale[i])
+				}
 			}
 		})
 	}
@@ -289,25 +305,42 @@ func (v *vectorIndex) search(q []float32, k int) []hit {
 	return all[:min(k, len(all))]
 }
 
-// distPool holds the score buffers of searches.
-var distPool sync.Pool
+// dotBatch is how many rows search scores with dotSlots at a time.
+const dotBatch = 1024
+
+// dotSlots writes into out the int8 dot product of qcodes with the codes of each slot: with AVX2 and a
+// dimension of a multiple of 32, in one call that fetches the rows ahead of their use.
+func (v *vectorIndex) dotSlots(qcodes []byte, slots []int32, out []int32) {
+	out = out[:len(slots)]
+	if useAVX2 && v.dim%32 == 0 && len(slots) > 0 {
+		dotInt8SlotsAVX2(&qcodes[0], &v.codes[0], v.dim, &slots[0], len(slots), &out[0])
+		return
+	}
+	for j, i := range slots {
+		out[j] = dotInt8(qcodes, v.codes[int(i)*v.dim:(int(i)+1)*v.dim])
+	}
+}
+
+// bucketPool holds the score buffers of searches: each vector's histogram bucket.
+var bucketPool sync.Pool
 
 // scoreBuckets is the resolution of the histogram nearestBits cuts its candidates from.
 const scoreBuckets = 4096
 
 // nearestBits returns the c slots whose bits estimate the highest cosine with unit (of those in the
-// boundary bucket, the first by slot), in slot order: one pass estimating every score with a histogram of
-// them, then one collecting the slots above the bucket the histogram says.
+// boundary bucket, the first by slot), in slot order: one pass estimating every score into a histogram
+// of them, then one collecting the slots above the bucket the histogram says.
 func (v *vectorIndex) nearestBits(unit []float32, c int) []int32 {
 	n := len(v.seqs)
-	lut, sum := v.bitTable(unit)
-	buf, _ := distPool.Get().(*[]float32)
+	lut := newBitLUT(unit, v.words)
+	buf, _ := bucketPool.Get().(*[]uint16)
 	if buf == nil || cap(*buf) < n {
-		b := make([]float32, n+n/4)
+		b := make([]uint16, n+n/4)
 		buf = &b
 	}
-	defer distPool.Put(buf)
-	est := (*buf)[:n]
+	defer bucketPool.Put(buf)
+	buckets := (*buf)[:n]
+	blocks := (n + bitLanes - 1) / bitLanes
 	shards := 1
 	if n >= parallelFrom {
 		shards = min(runtime.GOMAXPROCS(0), 8)
@@ -315,9 +348,9 @@ func (v *vectorIndex) nearestBits(unit []float32, c int) []int32 {
 	hists := make([][]int, shards)
 	var wg sync.WaitGroup
 	for s := range shards {
-		lo, hi := s*n/shards, (s+1)*n/shards
+		lo, hi := s*blocks/shards, (s+1)*blocks/shards
 		hists[s] = make([]int, scoreBuckets)
-		wg.Go(func() { v.bitScores(lut, sum, est, hists[s], lo, hi) })
+		wg.Go(func() { v.bitScores(&lut, buckets, hists[s], lo, hi) })
 	}
 	wg.Wait()
 	// cut is the highest bucket at which c slots are reached; take all above it, then the first `room`
@@ -335,10 +368,10 @@ func (v *vectorIndex) nearestBits(unit []float32, c int) []int32 {
 		room -= count
 	}
 	out := make([]int32, 0, c)
-	for i, e := range est {
-		if b := bucket(e); b > cut {
+	for i, b := range buckets {
+		if int(b) > cut {
 			out = append(out, int32(i))
-		} else if b == cut && room > 0 {
+		} else if int(b) == cut && room > 0 {
 			out = append(out, int32(i))
 			room--
 		}
@@ -351,42 +384,26 @@ func bucket(e float32) int {
 	return max(0, min(scoreBuckets-1, int((e+1.5)*(scoreBuckets/3))))
 }
 
-// bitTable is, for each byte of a vector's bits, the sum of the query's values at the bits set in each of
-// the 256 bytes, and the sum of all its values: q·signs = 2 × Σ table[byte] − sum.
-func (v *vectorIndex) bitTable(unit []float32) ([]float32, float32) {
-	lut := make([]float32, v.words*8*256)
-	var sum float32
-	for _, x := range unit {
-		sum += x
-	}
-	for p := range v.words * 8 {
-		t := lut[p*256 : (p+1)*256]
-		for b := 1; b < 256; b++ {
-			low := bits.TrailingZeros8(uint8(b))
-			x := float32(0)
-			if j := p*8 + low; j < len(unit) {
-				x = unit[j]
-			}
-			t[b] = t[b&(b-1)] + x
-		}
-	}
-	return lut, sum
-}
+// scanBlocks is how many blocks of bits bitScores scores at a time.
+const scanBlocks = 64
 
-// bitScores writes the estimated cosine less q·mean (the same for every vector) of slots lo..hi-1 into est
-// and counts them in hist.
-func (v *vectorIndex) bitScores(lut []float32, sum float32, est []float32, hist []int, lo, hi int) {
-	w := v.words
-	for i := lo; i < hi; i++ {
-		var acc float32
-		for j, x := range v.bits[i*w : (i+1)*w] {
-			t := lut[j*2048 : (j+1)*2048 : (j+1)*2048]
-			acc += t[byte(x)] + t[256+int(byte(x>>8))] + t[512+int(byte(x>>16))] + t[768+int(byte(x>>24))] +
-				t[1024+int(byte(x>>32))] + t[1280+int(byte(x>>40))] + t[1536+int(byte(x>>48))] + t[1792+int(byte(x>>56))]
+// bitScores writes the bucket of the estimated cosine less q·mean (the same for every vector) of the
+// slots of blocks lo..hi-1 into buckets and counts them in hist.
+func (v *vectorIndex) bitScores(lut *bitLUT, buckets []uint16, hist []int, lo, hi int) {
+	n := len(v.seqs)
+	// q·signs ≈ 2 × (offset + step × sum of entries) − sum
+	a, b := 2*lut.offset-lut.sum, 2*lut.step
+	sums := make([]uint16, scanBlocks*bitLanes)
+	for first := lo; first < hi; first += scanBlocks {
+		m := min(scanBlocks, hi-first)
+		v.bitScan(lut, first, m, sums)
+		base := first * bitLanes
+		for j, s := range sums[:min(m*bitLanes, n-base)] {
+			i := base + j
+			e := bucket(v.factor[i] * (a + b*float32(s)))
+			buckets[i] = uint16(e)
+			hist[e]++
 		}
-		e := v.factor[i] * (2*acc - sum)
-		est[i] = e
-		hist[bucket(e)]++
 	}
 }
 

@@ -23,9 +23,10 @@ import (
 // when the index followed every change.
 //
 // Layout, little-endian: magic, dim u32, count u64, changes i64, meanOf u64, token length u16 and bytes,
-// mean dim×f32, seqs count×i64, scales count×f32, factors count×f32, codes count×dim bytes, bits
-// count×words×u64, then the CRC-32C of everything before it.
-const vectorIndexMagic = "HWVECIX2"
+// mean dim×f32, seqs count×i64, scales count×f32, factors count×f32, codes count×dim bytes, the blocks of
+// bits as the index holds them (vector_index_bits.go: ⌈count/32⌉ blocks of words×256 bytes, lanes past the
+// last vector zero), then the CRC-32C of everything before it.
+const vectorIndexMagic = "HWVECIX3"
 
 // vectorIndexPath is the index file of the store file at path.
 func vectorIndexPath(path string) string { return path + ".vectors" }
@@ -74,7 +75,7 @@ func (v *vectorIndex) save(path, token string) error {
 	writeWords(w, len(v.scale), func(i int) uint64 { return uint64(math.Float32bits(v.scale[i])) }, 4)
 	writeWords(w, len(v.factor), func(i int) uint64 { return uint64(math.Float32bits(v.factor[i])) }, 4)
 	w.Write(v.codes)
-	writeWords(w, len(v.bits), func(i int) uint64 { return v.bits[i] }, 8)
+	w.Write(v.blocks)
 	if err := w.Flush(); err != nil {
 		f.Close()
 		return err
@@ -168,14 +169,14 @@ func loadVectorIndex(path string, dim int, token string, changes int64) (*vector
 		return nil, fmt.Errorf("%w: of dimension %d, the store's is %d", errIndexStale, fileDim, dim)
 	}
 	v := newVectorIndex(dim)
-	want := int64(len(head)+len(fileToken)) + 4*int64(dim) + int64(count)*(8+4+4+int64(dim)+8*int64(v.words)) + 4
+	want := int64(len(head)+len(fileToken)) + 4*int64(dim) + int64(count)*(8+4+4+int64(dim)) + int64(v.blocksFor(int(count))) + 4
 	if st.Size() != want {
 		return nil, fmt.Errorf("%d bytes, want %d for %d vectors", st.Size(), want, count)
 	}
 	n := int(count)
 	v.meanOf, v.changes = int(meanOf), changes
 	v.seqs, v.scale, v.factor = make([]int64, n), make([]float32, n), make([]float32, n)
-	v.codes, v.bits = make([]byte, n*dim), make([]uint64, n*v.words)
+	v.codes, v.blocks = make([]byte, n*dim), make([]byte, v.blocksFor(n))
 	buf := make([]byte, 1<<16)
 	steps := []struct {
 		n, size int
@@ -194,7 +195,7 @@ func loadVectorIndex(path string, dim int, token string, changes int64) (*vector
 	if _, err := io.ReadFull(r, v.codes); err != nil {
 		return nil, err
 	}
-	if err := readWords(r, buf, len(v.bits), 8, func(i int, x uint64) { v.bits[i] = x }); err != nil {
+	if _, err := io.ReadFull(r, v.blocks); err != nil {
 		return nil, err
 	}
 	computed := sum.Sum32()
