@@ -148,6 +148,12 @@ func hasUpper(s string) bool {
 	return n >= 2
 }
 
+// inCapitals reports whether a name is written in capitals, two or more of them and no small letter: "MTV",
+// "NASA", "U.K.".
+func inCapitals(name string) bool {
+	return hasUpper(name) && !strings.ContainsFunc(name, unicode.IsLower)
+}
+
 // containment: when every word of one key is in the other, shorter and longer are the keys and extra the
 // words only the longer has; ok is false otherwise (or when the keys have the same words). tail reports
 // whether the shorter key ends the longer one after the extra words ("tarski" in "alfred tarski").

@@ -216,9 +216,12 @@ func shortForm(a, b Mention, shorter, longer string, extra []string, tail bool, 
 	}
 	// a short form at the end is a family name ("Tarski" of Alfred Tarski), or a name without its
 	// first words ("Department of Transportation"); "Gatwick" is not City Place Gatwick
-	// ("Manitoba" is not "Winnipeg, Manitoba", "President" not "Vice President", "Germanic" not "Proto-Germanic")
+	// ("Manitoba" is not "Winnipeg, Manitoba", "President" not "Vice President", "Germanic" not "Proto-Germanic");
+	// a name in capitals is an abbreviation, not a family name: "American MTV" is MTV's channel of one
+	// country, which a passage may name beside the network itself
 	surname := tail && len(strings.Fields(shorter)) == 1 && len(strings.Fields(long.Name)) == 2 && capitalised(long.Name) &&
-		capitalised(short.Name) && !strings.ContainsAny(long.Name, ",(") && !kindWords[shorter] && !prefixQualifiers[extra[0]]
+		capitalised(short.Name) && !inCapitals(short.Name) && !strings.ContainsAny(long.Name, ",(") && !kindWords[shorter] &&
+		!prefixQualifiers[extra[0]]
 	agree := typesKnownAlike(a.Type, b.Type) && desc >= 0.7 // "Lufthansa" and "Deutsche Lufthansa AG", both airlines
 	if tail && !surname && len(strings.Fields(shorter)) < 2 && !agree {
 		return decide(0.3, "one name inside the other", ev)

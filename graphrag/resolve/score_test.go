@@ -43,6 +43,7 @@ func TestScore(t *testing.T) {
 		{"a thing named after it", Mention{Name: "Boulder Dam", Docs: in("a")}, Mention{Name: "Boulder Dam Hotel", Docs: in("a")}, Distinct},
 		{"qualified otherwise", Mention{Name: "Germany", Docs: in("a")}, Mention{Name: "East Germany", Docs: in("b")}, Distinct},
 		{"family name in the same passage", Mention{Name: "Tarski", Docs: in("a")}, Mention{Name: "Alfred Tarski", Docs: in("a")}, Merge},
+		{"a name in capitals is no family name", Mention{Name: "MTV", Docs: in("a")}, Mention{Name: "American MTV", Docs: in("a")}, Distinct},
 		{"other numbers", Mention{Name: "FIN-EXP-2024-07", Docs: in("a")}, Mention{Name: "FIN-EXP-2024-08", Docs: in("a")}, Distinct},
 		{"other kinds", Mention{Name: "Emirates", Type: "airline"}, Mention{Name: "Emirates", Type: "country"}, Distinct},
 		{"a spelling variant by its name alone is only proposed", Mention{Name: "Bharatiya Janta Party", Docs: in("a")}, Mention{Name: "Bharatiya Janata Party", Docs: in("b")}, Review},
