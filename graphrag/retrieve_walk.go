@@ -15,12 +15,17 @@ const (
 	walkChunkSeed  = 0.05 // their share of the seed mass, against the entities'
 	walkDamping    = 0.5  // probability of following an edge rather than restarting
 	walkIterations = 50
-	walkPerEntity  = 16  // passages read per entity
-	walkRelations  = 150 // relations read around the seeds
-	walkTopFacts   = 5   // relations nearest the queries whose ends seed the walk
+	walkTopFacts   = 5 // relations nearest the queries whose ends seed the walk
 	// A relation edge weighs exp(walkFactTemp x its sentence's cosine similarity to the queries), so the
 	// walk follows the relations the question is about.
 	walkFactTemp = 5.0
+)
+
+// The bounds of the walk's Subgraph read (measured with the parameters above), exported so that a store
+// can compile its statements for them.
+const (
+	WalkPerEntity = 16  // passages read per entity
+	WalkRelations = 150 // relations read around the seeds
 )
 
 // mean is the mean of the values; 0 for none.
@@ -55,7 +60,7 @@ func (r *Retriever) walk(ctx context.Context, qvecs [][]float32, out *Retrieval,
 		seedIDs[i] = c.ID
 	}
 	sg, err := r.store.Subgraph(ctx, SubgraphQuery{Keys: keys, ChunkIDs: seedIDs, Vectors: qvecs,
-		PerEntity: walkPerEntity, MaxRelations: walkRelations})
+		PerEntity: WalkPerEntity, MaxRelations: WalkRelations})
 	if err != nil {
 		return nil, fmt.Errorf("graphrag: walk: %w", err)
 	}

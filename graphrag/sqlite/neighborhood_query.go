@@ -80,10 +80,17 @@ func (s *Store) relationsTouching(ctx context.Context, keys []string) ([]support
 
 // readRelations reads the relations matching where, with their support, vectors and rowids.
 func (s *Store) readRelations(ctx context.Context, where string, args []any) ([]supported, error) {
+	return s.queryRelations(ctx, `SELECT r.id, r.source, r.target, r.type, r.description, r.vals, r.embedding,
+		r.support, r.rowid FROM relations r WHERE `+where, args...)
+}
+
+// queryRelations runs query, whose rows are relations as readRelations selects them (id, source, target,
+// type, description, vals, embedding, support, rowid), compiled when it is among the reader's statements,
+// and returns them in the order read.
+func (s *Store) queryRelations(ctx context.Context, query string, args ...any) ([]supported, error) {
 	s.spaceMu.RLock() // the vectors read and the dimension they are decoded with are of one space
 	defer s.spaceMu.RUnlock()
-	rows, err := s.reader.QueryContext(ctx, `SELECT r.id, r.source, r.target, r.type, r.description, r.vals, r.embedding,
-		r.support, r.rowid FROM relations r WHERE `+where, args...)
+	rows, err := s.readStmts.query(ctx, s.reader, query, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -116,8 +123,20 @@ func sortSupported(rs []supported) {
 	})
 }
 
+// The statements of fillEdges: the names of a JSON list of entity keys, and the supporting chunks (with
+// their documents) of a JSON list of relation IDs.
+const (
+	entityNamesQuery = `SELECT key, name FROM entities WHERE key IN (SELECT value FROM json_each(?))`
+	provenanceQuery  = `SELECT rc.relation_id, rc.chunk_id, c.doc_id FROM relation_chunks rc
+		JOIN chunks c ON c.id = rc.chunk_id WHERE rc.relation_id IN (SELECT value FROM json_each(?))
+		ORDER BY rc.chunk_id`
+)
+
 // fillEdges sets the ends' names and the supporting chunks and documents of every edge.
 func (s *Store) fillEdges(ctx context.Context, edges []graphrag.Edge) error {
+	if len(edges) == 0 {
+		return nil
+	}
 	byID := make(map[string]*graphrag.Edge, len(edges))
 	var ids, ends []string
 	for i := range edges {
@@ -127,43 +146,19 @@ func (s *Store) fillEdges(ctx context.Context, edges []graphrag.Edge) error {
 		ends = append(ends, e.Source, e.Target)
 	}
 	names := map[string]string{}
-	ends = unique(ends)
-	for lo := 0; lo < len(ends); lo += batchSize {
-		part := ends[lo:min(lo+batchSize, len(ends))]
-		rows, err := s.reader.QueryContext(ctx, `SELECT key, name FROM entities WHERE key IN (`+
-			placeholders(len(part))+`)`, stringArgs(part)...)
-		if err != nil {
-			return err
-		}
-		for rows.Next() {
-			var k, n string
-			if err := rows.Scan(&k, &n); err != nil {
-				rows.Close()
-				return err
-			}
-			names[k] = n
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return err
-		}
+	err := eachPair(ctx, compiledReader{s}, entityNamesQuery, []any{jsonList(unique(ends))}, func(k, n string) {
+		names[k] = n
+	})
+	if err != nil {
+		return err
 	}
 	for i := range edges {
 		edges[i].SourceName, edges[i].TargetName = names[edges[i].Source], names[edges[i].Target]
 	}
-	for lo := 0; lo < len(ids); lo += batchSize {
-		part := ids[lo:min(lo+batchSize, len(ids))]
-		err := readProvenance(ctx, s.reader, `SELECT rc.relation_id, rc.chunk_id, c.doc_id FROM relation_chunks rc
-			JOIN chunks c ON c.id = rc.chunk_id WHERE rc.relation_id IN (`+placeholders(len(part))+`)
-			ORDER BY rc.chunk_id`, stringArgs(part),
-			func(id, chunkID, docID string) {
-				e := byID[id]
-				e.ChunkIDs = append(e.ChunkIDs, chunkID)
-				e.DocIDs = insertSorted(e.DocIDs, docID)
-			})
-		if err != nil {
-			return err
-		}
-	}
-	return nil
+	return readProvenance(ctx, compiledReader{s}, provenanceQuery, []any{jsonList(ids)},
+		func(id, chunkID, docID string) {
+			e := byID[id]
+			e.ChunkIDs = append(e.ChunkIDs, chunkID)
+			e.DocIDs = insertSorted(e.DocIDs, docID)
+		})
 }

@@ -7,9 +7,10 @@ import (
 	"sync"
 )
 
-// readerStmts are the statements of the search paths compiled once on the reader pool, at Open: database/sql
-// keeps nothing it compiled, and compiling a search's few statements (a full-text query, a count, the
-// chunks of a list of seqs) cost about a tenth of it. They are compiled at Open, before any search holds a
+// readerStmts are the statements of the search paths and of the graph reads of a retrieval pass
+// (graphReadQueries) compiled once on the reader pool, at Open: database/sql keeps nothing it compiled, and
+// compiling a search's few statements (a full-text query, a count, the chunks of a list of seqs) cost
+// about a tenth of it. They are compiled at Open, before any search holds a
 // connection, so that compiling never waits for a connection a search holds; a statement not among them
 // runs uncompiled, as before. Inside a transaction a statement is bound to its connection
 // (sql.Tx.StmtContext), which compiles it there once.
@@ -24,7 +25,7 @@ var seqListSizes = []int{8, 16, 32, 64}
 // prepare compiles the search statements on db; one that does not compile (a file forced open without its
 // schema) is left out.
 func (r *readerStmts) prepare(ctx context.Context, db *sql.DB) {
-	queries := []string{rankedQuery, termCapQuery, termDocsQuery, ftsRowsQuery}
+	queries := append([]string{rankedQuery, termCapQuery, termDocsQuery, ftsRowsQuery}, graphReadQueries()...)
 	for _, n := range seqListSizes {
 		seqs := make([]int64, n)
 		for _, prefix := range []string{searchableChunksQuery, chunksBySeqQuery} {

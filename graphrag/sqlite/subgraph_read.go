@@ -2,9 +2,9 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
+	"encoding/json"
 	"fmt"
-	"slices"
-	"strings"
 
 	"github.com/hopwise/hopwise/graphrag"
 	"golang.org/x/sync/errgroup"
@@ -19,10 +19,8 @@ func (s *Store) Subgraph(ctx context.Context, q graphrag.SubgraphQuery) (graphra
 		Near: map[string]float64{}}
 	chunkIDs = unique(chunkIDs)
 	start := unique(keys)
-	for lo := 0; lo < len(chunkIDs); lo += batchSize {
-		part := chunkIDs[lo:min(lo+batchSize, len(chunkIDs))]
-		err := eachPair(ctx, s.reader, `SELECT chunk_id, entity_key FROM mentions WHERE chunk_id IN (`+
-			placeholders(len(part))+`) ORDER BY chunk_id, entity_key`, stringArgs(part), func(chunkID, key string) {
+	if len(chunkIDs) > 0 {
+		err := eachPair(ctx, compiledReader{s}, chunkEntitiesQuery, []any{jsonList(chunkIDs)}, func(chunkID, key string) {
 			sg.ChunkEntities[chunkID] = append(sg.ChunkEntities[chunkID], key)
 			keys = append(keys, key)
 		})
@@ -75,87 +73,29 @@ func (s *Store) Subgraph(ctx context.Context, q graphrag.SubgraphQuery) (graphra
 	return sg, nil
 }
 
-// mentionsOf sets each entity's mention count (kept in its row by triggers) and its first
-// perEntity chunks: all the mentions of the entities mentioned no more often, read together, and one
-// bounded index read per hub entity (a window over every mention of a hub entity cost more than all the
-// rest of a walk, and a statement per entity, most of them mentioned once or twice, most of a subgraph).
+// mentionsOf sets each entity's mention count (kept in its row by triggers) and its first perEntity
+// chunks, all in one statement (mentionsQuery): one bounded index read per entity (a window over every
+// mention of a hub entity cost more than all the rest of a walk, and a statement per entity most of a
+// subgraph).
 func (s *Store) mentionsOf(ctx context.Context, keys []string, perEntity int, sg *graphrag.Subgraph) error {
-	for lo := 0; lo < len(keys); lo += batchSize {
-		part := keys[lo:min(lo+batchSize, len(keys))]
-		rows, err := s.reader.QueryContext(ctx, `SELECT key, mention_count FROM entities WHERE key IN (`+
-			placeholders(len(part))+`) AND mention_count > 0`, stringArgs(part)...)
-		if err != nil {
-			return err
-		}
-		for rows.Next() {
-			var key string
-			var n int
-			if err := rows.Scan(&key, &n); err != nil {
-				rows.Close()
-				return err
-			}
-			sg.Mentioned[key] = n
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return err
-		}
-	}
-	if perEntity <= 0 {
-		return nil
-	}
-	var few, hubs []string
-	for _, key := range keys {
-		switch n := sg.Mentioned[key]; {
-		case n == 0:
-		case n <= perEntity:
-			few = append(few, key)
-		default:
-			hubs = append(hubs, key)
-		}
-	}
-	for lo := 0; lo < len(few); lo += batchSize {
-		part := few[lo:min(lo+batchSize, len(few))]
-		err := eachPair(ctx, s.reader, `SELECT entity_key, chunk_id FROM mentions WHERE entity_key IN (`+
-			placeholders(len(part))+`) ORDER BY entity_key, chunk_id`, stringArgs(part), func(key, chunkID string) {
-			sg.Mentions[key] = append(sg.Mentions[key], chunkID)
-		})
-		if err != nil {
-			return err
-		}
-	}
-	if len(hubs) == 0 {
-		return nil
-	}
-	conn, err := s.reader.Conn(ctx)
+	rows, err := s.readStmts.query(ctx, s.reader, mentionsQuery(perEntity), jsonList(keys))
 	if err != nil {
 		return err
 	}
-	defer conn.Close()
-	stmt, err := conn.PrepareContext(ctx, `SELECT chunk_id FROM mentions WHERE entity_key = ? ORDER BY chunk_id LIMIT ?`)
-	if err != nil {
-		return err
-	}
-	defer stmt.Close()
-	for _, key := range hubs {
-		rows, err := stmt.QueryContext(ctx, key, perEntity)
-		if err != nil {
+	defer rows.Close()
+	for rows.Next() {
+		var key string
+		var n int
+		var chunkID sql.NullString
+		if err := rows.Scan(&key, &n, &chunkID); err != nil {
 			return err
 		}
-		for rows.Next() {
-			var id string
-			if err := rows.Scan(&id); err != nil {
-				rows.Close()
-				return err
-			}
-			sg.Mentions[key] = append(sg.Mentions[key], id)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return err
+		sg.Mentioned[key] = n
+		if chunkID.Valid {
+			sg.Mentions[key] = append(sg.Mentions[key], chunkID.String)
 		}
 	}
-	return nil
+	return rows.Err()
 }
 
 // subgraphEdges reads the relations touching a start entity and those joining two entities near (the
@@ -163,6 +103,9 @@ func (s *Store) mentionsOf(ctx context.Context, keys []string, perEntity int, sg
 // edges of hop 1 without their ends' names and provenance (fillEdges reads those).
 func (s *Store) subgraphEdges(ctx context.Context, keys, near []string, max int) ([]graphrag.Edge, error) {
 	near = near[:min(len(near), graphrag.MaxNear)]
+	if max <= 0 {
+		return nil, nil
+	}
 	hub, err := s.hubsAmong(ctx, unique(append(append([]string(nil), keys...), near...)))
 	if err != nil {
 		return nil, err
@@ -177,94 +120,115 @@ func (s *Store) subgraphEdges(ctx context.Context, keys, near []string, max int)
 		return out
 	}
 	// a relation joining two hubs is not read, as in Neo4j
-	rowids, err := s.rankedRelations(ctx, notHub(keys), notHub(near), near, max)
-	if err != nil {
-		return nil, err
+	touch, small := notHub(keys), notHub(near)
+	if len(small) == 0 || len(near) == 0 {
+		small, near = nil, nil
 	}
-	rels, err := s.relationRows(ctx, rowids)
+	if len(touch) == 0 && len(small) == 0 {
+		return nil, nil
+	}
+	rels, err := s.queryRelations(ctx, rankedEdgesQuery(max), jsonList(touch), jsonList(small), jsonList(near))
 	if err != nil {
 		return nil, err
 	}
 	edges := make([]graphrag.Edge, len(rels))
 	for i, r := range rels {
-		edges[i] = graphrag.Edge{Relation: r, Hop: 1}
+		edges[i] = graphrag.Edge{Relation: r.Relation, Hop: 1}
 	}
 	return edges, nil
 }
 
-// rankedRelations returns the rowids of the relations with an end among touch or joining one of small to
-// one of near, the best supported first (then by type and ID), at most max. It reads the ends' indexes
-// alone (relations_source_ranked and relations_target_ranked hold the other end, support, type and ID).
-func (s *Store) rankedRelations(ctx context.Context, touch, small, near []string, max int) ([]int64, error) {
-	const sel = `SELECT rowid AS rid, id, type, support FROM relations WHERE `
-	var parts []string
-	var args []any
-	if len(touch) > 0 {
-		in, a := placeholders(len(touch)), stringArgs(touch)
-		parts = append(parts, sel+`source IN (`+in+`)`, sel+`target IN (`+in+`)`)
-		args = slices.Concat(args, a, a)
-	}
-	if len(small) > 0 && len(near) > 0 {
-		inSmall, aSmall := placeholders(len(small)), stringArgs(small)
-		in, a := placeholders(len(near)), stringArgs(near)
-		parts = append(parts, sel+`source IN (`+inSmall+`) AND target IN (`+in+`)`,
-			sel+`target IN (`+inSmall+`) AND source IN (`+in+`)`)
-		args = slices.Concat(args, aSmall, a, aSmall, a)
-	}
-	if len(parts) == 0 || max <= 0 {
-		return nil, nil
-	}
-	return queryInts(ctx, s.reader, `SELECT rid FROM (`+strings.Join(parts, ` UNION `)+`)
-		ORDER BY support DESC, type, id LIMIT ?`, append(args, max)...)
-}
-
-// relationRows reads the relations of these rowids, with their vectors, in the order given; a relation
-// deleted since its rowid was read is left out.
-func (s *Store) relationRows(ctx context.Context, rowids []int64) ([]graphrag.Relation, error) {
-	byRow := make(map[int64]graphrag.Relation, len(rowids))
-	for lo := 0; lo < len(rowids); lo += batchSize {
-		part := rowids[lo:min(lo+batchSize, len(rowids))]
-		args := make([]any, len(part))
-		for i, id := range part {
-			args[i] = id
-		}
-		found, err := s.readRelations(ctx, `r.rowid IN (`+placeholders(len(part))+`)`, args)
-		if err != nil {
-			return nil, err
-		}
-		for _, r := range found {
-			byRow[r.rowid] = r.Relation
-		}
-	}
-	out := make([]graphrag.Relation, 0, len(rowids))
-	for _, id := range rowids {
-		if r, ok := byRow[id]; ok {
-			out = append(out, r)
-		}
-	}
-	return out, nil
-}
-
-// hubsAmong returns the keys of the entities with more than graphrag.MaxHubRelations relations. Each
-// end's relations are counted up to one more than that (an index read bounded per key): counting all of a
-// hub's thousands was most of a subgraph's reads.
+// hubsAmong returns the keys of the entities with more than graphrag.MaxHubRelations relations (hubsQuery).
 func (s *Store) hubsAmong(ctx context.Context, keys []string) (map[string]bool, error) {
 	hub := map[string]bool{}
-	for lo := 0; lo < len(keys); lo += batchSize {
-		part := keys[lo:min(lo+batchSize, len(keys))]
-		hubs, err := queryStrings(ctx, s.reader, `WITH k(key) AS (VALUES `+strings.TrimSuffix(strings.Repeat("(?),", len(part)), ",")+`)
-			SELECT key FROM k
-			WHERE (SELECT count(*) FROM (SELECT 1 FROM relations WHERE source = k.key LIMIT ?)) +
-				(SELECT count(*) FROM (SELECT 1 FROM relations WHERE target = k.key LIMIT ?)) > ?`,
-			append(stringArgs(part), graphrag.MaxHubRelations+1, graphrag.MaxHubRelations+1, graphrag.MaxHubRelations)...)
-		if err != nil {
-			return nil, err
-		}
-		for _, k := range hubs {
-			hub[k] = true
-		}
+	if len(keys) == 0 {
+		return hub, nil
+	}
+	hubs, err := queryStrings(ctx, compiledReader{s}, hubsQuery, jsonList(keys))
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range hubs {
+		hub[k] = true
 	}
 	return hub, nil
+}
+
+// The statements of a subgraph, compiled on the reader pool at Open (graphReadQueries). Lists of keys and
+// IDs are bound as one JSON array (json_each), so that a statement's text does not depend on a list's
+// length; the bounds are written in the text, because SQLite compiles a statement again at every run
+// whose LIMIT is a bound parameter (it plans with the bound value).
+//
+// chunkEntitiesQuery reads the entities each chunk of a list mentions.
+const chunkEntitiesQuery = `SELECT chunk_id, entity_key FROM mentions
+	WHERE chunk_id IN (SELECT value FROM json_each(?)) ORDER BY chunk_id, entity_key`
+
+// hubsQuery keeps the keys of a list with more than graphrag.MaxHubRelations relations. Each end's
+// relations are counted up to one more than that (an index read bounded per key): counting all of a
+// hub's thousands was most of a subgraph's reads.
+var hubsQuery = fmt.Sprintf(`SELECT value FROM json_each(?) k
+	WHERE (SELECT count(*) FROM (SELECT 1 FROM relations WHERE source = k.value LIMIT %[1]d)) +
+		(SELECT count(*) FROM (SELECT 1 FROM relations WHERE target = k.value LIMIT %[1]d)) > %[2]d`,
+	graphrag.MaxHubRelations+1, graphrag.MaxHubRelations)
+
+// rankedEdgesQuery reads the relations with an end among the first list (touch) or joining one of the
+// second (small) to one of the third (near), the best supported first (then by type and ID), at most
+// max, rows (vectors included) read for those kept alone. The candidates are ranked from the ends'
+// indexes alone (relations_source_ranked and relations_target_ranked hold the other end, support, type
+// and ID); a relation joining small to near is found by reading the relations of each small entity (at
+// most graphrag.MaxHubRelations) and looking its other end up among near (+, so that the planner does
+// not seek each pair of the two lists instead).
+func rankedEdgesQuery(max int) string {
+	return fmt.Sprintf(`WITH t(key) AS (SELECT value FROM json_each(?1)),
+		s(key) AS (SELECT value FROM json_each(?2)),
+		n(key) AS (SELECT value FROM json_each(?3)),
+		ranked AS (SELECT rid, id, type, support FROM (
+			SELECT rowid AS rid, id, type, support FROM relations WHERE source IN t
+			UNION SELECT rowid, id, type, support FROM relations WHERE target IN t
+			UNION SELECT rowid, id, type, support FROM relations WHERE source IN s AND +target IN n
+			UNION SELECT rowid, id, type, support FROM relations WHERE target IN s AND +source IN n)
+			ORDER BY support DESC, type, id LIMIT %d)
+		SELECT r.id, r.source, r.target, r.type, r.description, r.vals, r.embedding, r.support, r.rowid
+		FROM ranked k JOIN relations r ON r.rowid = k.rid ORDER BY k.support DESC, k.type, k.id`, max)
+}
+
+// mentionsQuery reads, for each entity of a list mentioned at all, its mention count and its first
+// perEntity chunks (one row each, in chunk order; one row with a NULL chunk for an entity with none
+// asked): the chunks up to the perEntity-th are one bounded range of the mentions' key.
+func mentionsQuery(perEntity int) string {
+	return fmt.Sprintf(`SELECT e.key, e.mention_count, m.chunk_id FROM entities e
+		LEFT JOIN mentions m ON m.entity_key = e.key AND m.chunk_id <= (SELECT max(chunk_id) FROM
+			(SELECT chunk_id FROM mentions WHERE entity_key = e.key ORDER BY chunk_id LIMIT %d))
+		WHERE e.key IN (SELECT value FROM json_each(?)) AND e.mention_count > 0
+		ORDER BY e.key, m.chunk_id`, max(perEntity, 0))
+}
+
+// graphReadQueries are the statements of the graph reads that Open compiles on the reader pool: those of
+// fillEdges, and of Subgraph with the walk's bounds (graphrag.WalkRelations, graphrag.WalkPerEntity);
+// other bounds run uncompiled.
+func graphReadQueries() []string {
+	return []string{chunkEntitiesQuery, hubsQuery, rankedEdgesQuery(graphrag.WalkRelations),
+		mentionsQuery(graphrag.WalkPerEntity), entityNamesQuery, provenanceQuery}
+}
+
+// jsonList is values as one JSON array, which json_each reads back as they are (keys and IDs are valid
+// UTF-8: NormalizeKey writes runes, and IDs are hex).
+func jsonList(values []string) string {
+	if values == nil {
+		return "[]"
+	}
+	b, err := json.Marshal(values)
+	if err != nil { // a []string always marshals
+		panic(err)
+	}
+	return string(b)
+}
+
+// compiledReader is the reader pool as a queryer that runs the statements compiled at Open compiled.
+type compiledReader struct{ s *Store }
+
+func (c compiledReader) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	return c.s.readStmts.query(ctx, c.s.reader, query, args...)
 }
 
 // eachPair calls add for every two-column string row of query.
