@@ -17,9 +17,8 @@ func (s *Store) LinkCandidates(ctx context.Context, keys []string, query string,
 	}
 	keys = unique(keys)
 	read := make(map[string]*graphrag.Entity, len(keys)+len(found))
-	all := unique(append(append([]string(nil), keys...), found...))
-	for lo := 0; lo < len(all); lo += batchSize {
-		if err := s.readEntityRows(ctx, all[lo:min(lo+batchSize, len(all))], read); err != nil {
+	if all := unique(append(append([]string(nil), keys...), found...)); len(all) > 0 {
+		if err := s.readEntityRows(ctx, all, read); err != nil {
 			return nil, nil, fmt.Errorf("sqlite: link candidates: %w", err)
 		}
 	}

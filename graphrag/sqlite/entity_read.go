@@ -44,10 +44,13 @@ func (s *Store) readEntities(ctx context.Context, keys []string, into map[string
 		})
 }
 
-// readEntityRows reads the entities with these keys (at most batchSize) into into, without provenance.
+// entityRowsQuery reads the entities of a JSON list of keys, without provenance.
+const entityRowsQuery = `SELECT key, name, type, description, aliases FROM entities
+	WHERE key IN (SELECT value FROM json_each(?))`
+
+// readEntityRows reads the entities with these keys into into, without provenance.
 func (s *Store) readEntityRows(ctx context.Context, keys []string, into map[string]*graphrag.Entity) error {
-	rows, err := s.reader.QueryContext(ctx, `SELECT key, name, type, description, aliases FROM entities
-		WHERE key IN (`+placeholders(len(keys))+`)`, stringArgs(keys)...)
+	rows, err := s.readStmts.query(ctx, s.reader, entityRowsQuery, jsonList(keys))
 	if err != nil {
 		return err
 	}

@@ -1,10 +1,12 @@
 package sqlite
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/hopwise/hopwise/graphrag"
 	"golang.org/x/sync/errgroup"
@@ -86,13 +88,20 @@ func (s *Store) mentionsOf(ctx context.Context, keys []string, perEntity int, sg
 	for rows.Next() {
 		var key string
 		var n int
-		var chunkID sql.NullString
-		if err := rows.Scan(&key, &n, &chunkID); err != nil {
+		var chunks sql.RawBytes
+		if err := rows.Scan(&key, &n, &chunks); err != nil {
 			return err
 		}
 		sg.Mentioned[key] = n
-		if chunkID.Valid {
-			sg.Mentions[key] = append(sg.Mentions[key], chunkID.String)
+		if perEntity <= 0 {
+			continue
+		}
+		ids, err := jsonStrings(chunks)
+		if err != nil {
+			return fmt.Errorf("entity %q mentions: %w", key, err)
+		}
+		if len(ids) > 0 {
+			sg.Mentions[key] = ids
 		}
 	}
 	return rows.Err()
@@ -163,12 +172,12 @@ func (s *Store) hubsAmong(ctx context.Context, keys []string) (map[string]bool, 
 const chunkEntitiesQuery = `SELECT chunk_id, entity_key FROM mentions
 	WHERE chunk_id IN (SELECT value FROM json_each(?)) ORDER BY chunk_id, entity_key`
 
-// hubsQuery keeps the keys of a list with more than graphrag.MaxHubRelations relations. Each end's
-// relations are counted up to one more than that (an index read bounded per key): counting all of a
-// hub's thousands was most of a subgraph's reads.
+// hubsQuery keeps the keys of a list with more than graphrag.MaxHubRelations relations. An entity's
+// relations as source and then as target are counted up to one more than that (an index read bounded per
+// key): counting all of a hub's thousands was most of a subgraph's reads.
 var hubsQuery = fmt.Sprintf(`SELECT value FROM json_each(?) k
-	WHERE (SELECT count(*) FROM (SELECT 1 FROM relations WHERE source = k.value LIMIT %[1]d)) +
-		(SELECT count(*) FROM (SELECT 1 FROM relations WHERE target = k.value LIMIT %[1]d)) > %[2]d`,
+	WHERE (SELECT count(*) FROM (SELECT 1 FROM relations WHERE source = k.value
+		UNION ALL SELECT 1 FROM relations WHERE target = k.value LIMIT %d)) > %d`,
 	graphrag.MaxHubRelations+1, graphrag.MaxHubRelations)
 
 // rankedEdgesQuery reads the relations with an end among the first list (touch) or joining one of the
@@ -193,22 +202,19 @@ func rankedEdgesQuery(max int) string {
 }
 
 // mentionsQuery reads, for each entity of a list mentioned at all, its mention count and its first
-// perEntity chunks (one row each, in chunk order; one row with a NULL chunk for an entity with none
-// asked): the chunks up to the perEntity-th are one bounded range of the mentions' key.
+// perEntity chunks in chunk order, as a JSON array (one row an entity: a row a chunk cost twice as much).
 func mentionsQuery(perEntity int) string {
-	return fmt.Sprintf(`SELECT e.key, e.mention_count, m.chunk_id FROM entities e
-		LEFT JOIN mentions m ON m.entity_key = e.key AND m.chunk_id <= (SELECT max(chunk_id) FROM
+	return fmt.Sprintf(`SELECT e.key, e.mention_count, (SELECT json_group_array(chunk_id ORDER BY chunk_id) FROM
 			(SELECT chunk_id FROM mentions WHERE entity_key = e.key ORDER BY chunk_id LIMIT %d))
-		WHERE e.key IN (SELECT value FROM json_each(?)) AND e.mention_count > 0
-		ORDER BY e.key, m.chunk_id`, max(perEntity, 0))
+		FROM entities e WHERE e.key IN (SELECT value FROM json_each(?)) AND e.mention_count > 0`, max(perEntity, 0))
 }
 
 // graphReadQueries are the statements of the graph reads that Open compiles on the reader pool: those of
-// fillEdges, and of Subgraph with the walk's bounds (graphrag.WalkRelations, graphrag.WalkPerEntity);
+// fillEdges and readEntityRows, and of Subgraph with the walk's bounds (graphrag.WalkRelations, graphrag.WalkPerEntity);
 // other bounds run uncompiled.
 func graphReadQueries() []string {
 	return []string{chunkEntitiesQuery, hubsQuery, rankedEdgesQuery(graphrag.WalkRelations),
-		mentionsQuery(graphrag.WalkPerEntity), entityNamesQuery, provenanceQuery}
+		mentionsQuery(graphrag.WalkPerEntity), entityNamesQuery, provenanceQuery, entityRowsQuery}
 }
 
 // jsonList is values as one JSON array, which json_each reads back as they are (keys and IDs are valid
@@ -222,6 +228,20 @@ func jsonList(values []string) string {
 		panic(err)
 	}
 	return string(b)
+}
+
+// jsonStrings decodes a JSON array of strings as SQLite writes one (json_group_array: no white space):
+// split at the quotes between elements when no element holds an escape, decoded by encoding/json
+// otherwise.
+func jsonStrings(b []byte) ([]string, error) {
+	if n := len(b); n >= 4 && b[0] == '[' && b[1] == '"' && b[n-2] == '"' && b[n-1] == ']' && !bytes.ContainsRune(b, '\\') {
+		return strings.Split(string(b[2:n-2]), `","`), nil
+	}
+	var out []string
+	if err := json.Unmarshal(b, &out); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // compiledReader is the reader pool as a queryer that runs the statements compiled at Open compiled.
