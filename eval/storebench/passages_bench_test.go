@@ -191,27 +191,32 @@ func BenchmarkPassagesHybrid(b *testing.B) {
 }
 
 // BenchmarkPassagesOpen opens and closes the passage corpus: the time Open takes (its quick_check
-// included) and the Go heap the open store holds (HeapInuse after GC, against before Open).
+// included) with its CPU time (open-cpu-ms, the mean of this process's user and system time), and the Go
+// heap the open store holds (HeapInuse after GC, against before Open).
 func BenchmarkPassagesOpen(b *testing.B) {
 	for _, n := range passageSizes(b) {
 		b.Run(fmt.Sprintf("chunks=%d", n), func(b *testing.B) {
 			path := passagesPath(b, n)
 			var took []time.Duration
 			var heap uint64
+			var openCPU time.Duration
 			for b.Loop() {
 				before := heapInUse()
-				start := time.Now()
+				cpu, start := processCPU(), time.Now()
 				st, err := sqlite.Open(context.Background(), path, sqlite.Options{EmbedDim: dim, EmbedModel: "storebench"}, nil)
 				if err != nil {
 					b.Fatal(err)
 				}
-				took = append(took, time.Since(start))
+				took, openCPU = append(took, time.Since(start)), openCPU+processCPU()-cpu
 				heap = max(heap, heapInUse()-before)
 				if err := st.Close(); err != nil {
 					b.Fatal(err)
 				}
 			}
 			quantiles(b, "open-", took)
+			if len(took) > 0 && processCPU() > 0 {
+				b.ReportMetric(float64(openCPU.Microseconds())/1000/float64(len(took)), "open-cpu-ms")
+			}
 			b.ReportMetric(float64(heap)/(1<<20), "MB-heap")
 			if fi, err := os.Stat(path); err == nil {
 				b.ReportMetric(float64(fi.Size())/(1<<20), "MB-file")

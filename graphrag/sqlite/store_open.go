@@ -64,6 +64,9 @@ type Store struct {
 	// previous is the vector index a committed re-embedding replaced, searched by queries of its
 	// dimension for PreviousVectorsFor (under swapMu).
 	previous *vectorIndex
+	// vectorMaps release the index file's codes and blocks that vectors (and previous) were loaded with,
+	// mapped into memory (vector_index_map_unix.go). Close calls them (releaseVectors).
+	vectorMaps []func()
 	// prepared are the statements compiled on the writer (stmt_cache.go); batch queues the writes that
 	// share a transaction (write_batch.go).
 	prepared *preparedStmts
@@ -230,6 +233,7 @@ func (s *Store) closeFile() error {
 		s.saveVectors(context.Background())
 		s.prepared.close()
 	}
+	s.releaseVectors()
 	if s.writer != nil {
 		if _, err := s.writer.Exec("PRAGMA optimize"); err != nil {
 			s.logger.Debug("sqlite optimize before close failed", "err", err)

@@ -23,10 +23,32 @@ import (
 // when the index followed every change.
 //
 // Layout, little-endian: magic, dim u32, count u64, changes i64, meanOf u64, token length u16 and bytes,
-// mean dim×f32, seqs count×i64, scales count×f32, factors count×f32, codes count×dim bytes, the blocks of
-// bits as the index holds them (vector_index_bits.go: ⌈count/32⌉ blocks of words×256 bytes, lanes past the
-// last vector zero), then the CRC-32C of everything before it.
-const vectorIndexMagic = "HWVECIX3"
+// mean dim×f32, seqs count×i64, scales count×f32, factors count×f32, zeros to a multiple of
+// vectorIndexAlign, codes count×dim bytes, zeros to a multiple of vectorIndexAlign, the blocks of bits as
+// the index holds them (vector_index_bits.go: ⌈count/32⌉ blocks of words×256 bytes, lanes past the last
+// vector zero), then the CRC-32C of everything before it. The codes and the blocks, nine tenths of the
+// file, start at page boundaries so that Open maps them (vector_index_map_unix.go) instead of reading them
+// into the heap.
+const vectorIndexMagic = "HWVECIX4"
+
+// vectorIndexAlign is where the codes and the blocks start: a multiple of every page size in use.
+const vectorIndexAlign = 1 << 16
+
+// indexLayout is where each part of an index file of count vectors lies.
+type indexLayout struct {
+	headEnd, codesAt, codesEnd, blocksAt, blocksEnd int64
+}
+
+func (v *vectorIndex) layout(token string, count int) indexLayout {
+	align := func(n int64) int64 { return (n + vectorIndexAlign - 1) / vectorIndexAlign * vectorIndexAlign }
+	var l indexLayout
+	l.headEnd = int64(vectorIndexHeadSize+len(token)) + 4*int64(v.dim) + int64(count)*(8+4+4)
+	l.codesAt = align(l.headEnd)
+	l.codesEnd = l.codesAt + int64(count)*int64(v.dim)
+	l.blocksAt = align(l.codesEnd)
+	l.blocksEnd = l.blocksAt + int64(v.blocksFor(count))
+	return l
+}
 
 // vectorIndexPath is the index file of the store file at path.
 func vectorIndexPath(path string) string { return path + ".vectors" }
@@ -74,7 +96,10 @@ func (v *vectorIndex) save(path, token string) error {
 	writeWords(w, len(v.seqs), func(i int) uint64 { return uint64(v.seqs[i]) }, 8)
 	writeWords(w, len(v.scale), func(i int) uint64 { return uint64(math.Float32bits(v.scale[i])) }, 4)
 	writeWords(w, len(v.factor), func(i int) uint64 { return uint64(math.Float32bits(v.factor[i])) }, 4)
+	l := v.layout(token, len(v.seqs))
+	w.Write(make([]byte, l.codesAt-l.headEnd))
 	w.Write(v.codes)
+	w.Write(make([]byte, l.blocksAt-l.codesEnd))
 	w.Write(v.blocks)
 	if err := w.Flush(); err != nil {
 		f.Close()
@@ -133,104 +158,122 @@ var errIndexStale = errors.New("stale")
 
 // loadVectorIndex reads the index file at path when it holds the vectors of dimension dim at the file's
 // token and change count; otherwise it fails, wrapping os.ErrNotExist or errIndexStale, or saying what is
-// damaged.
-func loadVectorIndex(path string, dim int, token string, changes int64) (*vectorIndex, error) {
+// damaged. The codes and the blocks are mapped from the file where the system allows (mapRegion) and
+// unmap, when not nil, releases them: every index holding them must be emptied first (releaseVectors).
+func loadVectorIndex(path string, dim int, token string, changes int64) (_ *vectorIndex, unmap func(), err error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	sum := crc32.New(castagnoli)
-	r := io.TeeReader(bufio.NewReaderSize(f, 1<<20), sum)
 	head := make([]byte, vectorIndexHeadSize)
-	if _, err := io.ReadFull(r, head); err != nil {
-		return nil, fmt.Errorf("header: %w", err)
+	if _, err := f.ReadAt(head, 0); err != nil {
+		return nil, nil, fmt.Errorf("header: %w", err)
 	}
 	if string(head[:len(vectorIndexMagic)]) != vectorIndexMagic {
-		return nil, fmt.Errorf("not a vector index file")
+		return nil, nil, fmt.Errorf("not a vector index file")
 	}
 	h := head[len(vectorIndexMagic):]
 	fileDim, count := int(binary.LittleEndian.Uint32(h)), binary.LittleEndian.Uint64(h[4:])
 	fileChanges, meanOf := int64(binary.LittleEndian.Uint64(h[12:])), binary.LittleEndian.Uint64(h[20:])
 	fileToken := make([]byte, binary.LittleEndian.Uint16(h[28:]))
-	if _, err := io.ReadFull(r, fileToken); err != nil {
-		return nil, fmt.Errorf("header: %w", err)
+	if _, err := f.ReadAt(fileToken, int64(len(head))); err != nil {
+		return nil, nil, fmt.Errorf("header: %w", err)
 	}
 	switch {
 	case string(fileToken) != token:
-		return nil, fmt.Errorf("%w: written for another store file", errIndexStale)
+		return nil, nil, fmt.Errorf("%w: written for another store file", errIndexStale)
 	case fileChanges != changes:
-		return nil, fmt.Errorf("%w: holds change %d of the vectors, the store file is at %d", errIndexStale, fileChanges, changes)
+		return nil, nil, fmt.Errorf("%w: holds change %d of the vectors, the store file is at %d", errIndexStale, fileChanges, changes)
 	case fileDim != dim:
-		return nil, fmt.Errorf("%w: of dimension %d, the store's is %d", errIndexStale, fileDim, dim)
+		return nil, nil, fmt.Errorf("%w: of dimension %d, the store's is %d", errIndexStale, fileDim, dim)
+	case count > uint64(st.Size()):
+		return nil, nil, fmt.Errorf("%d bytes, too few for %d vectors", st.Size(), count)
 	}
 	v := newVectorIndex(dim)
-	want := int64(len(head)+len(fileToken)) + 4*int64(dim) + int64(count)*(8+4+4+int64(dim)) + int64(v.blocksFor(int(count))) + 4
-	if st.Size() != want {
-		return nil, fmt.Errorf("%d bytes, want %d for %d vectors", st.Size(), want, count)
-	}
 	n := int(count)
+	l := v.layout(token, n)
+	if st.Size() != l.blocksEnd+4 {
+		return nil, nil, fmt.Errorf("%d bytes, want %d for %d vectors", st.Size(), l.blocksEnd+4, count)
+	}
+	// The small parts and the padding are read; the codes and blocks mapped, or read where they cannot be.
+	front := make([]byte, l.codesAt)
+	if _, err := f.ReadAt(front, 0); err != nil {
+		return nil, nil, err
+	}
+	var unmaps []func()
+	defer func() {
+		if err != nil {
+			for _, u := range unmaps {
+				u()
+			}
+		}
+	}()
+	region := func(at, end int64) ([]byte, error) {
+		b, u, err := mapRegion(f, at, int(end-at))
+		if u != nil {
+			unmaps = append(unmaps, u)
+		}
+		return b, err
+	}
+	codes, err := region(l.codesAt, l.codesEnd)
+	if err != nil {
+		return nil, nil, fmt.Errorf("codes: %w", err)
+	}
+	gap := make([]byte, l.blocksAt-l.codesEnd+4)
+	if _, err := f.ReadAt(gap[:len(gap)-4], l.codesEnd); err != nil {
+		return nil, nil, err
+	}
+	blocks, err := region(l.blocksAt, l.blocksEnd)
+	if err != nil {
+		return nil, nil, fmt.Errorf("blocks: %w", err)
+	}
+	tail := gap[len(gap)-4:]
+	if _, err := f.ReadAt(tail, l.blocksEnd); err != nil {
+		return nil, nil, err
+	}
+	sum := crc32.Update(0, castagnoli, front)
+	sum = crc32.Update(sum, castagnoli, codes)
+	sum = crc32.Update(sum, castagnoli, gap[:len(gap)-4])
+	sum = crc32.Update(sum, castagnoli, blocks)
+	if binary.LittleEndian.Uint32(tail) != sum {
+		return nil, nil, fmt.Errorf("checksum mismatch")
+	}
 	v.meanOf, v.changes = int(meanOf), changes
 	v.seqs, v.scale, v.factor = make([]int64, n), make([]float32, n), make([]float32, n)
-	v.codes, v.blocks = make([]byte, n*dim), make([]byte, v.blocksFor(n))
-	buf := make([]byte, 1<<16)
-	steps := []struct {
-		n, size int
-		put     func(i int, x uint64)
-	}{
-		{dim, 4, func(i int, x uint64) { v.mean[i] = math.Float32frombits(uint32(x)) }},
-		{n, 8, func(i int, x uint64) { v.seqs[i] = int64(x) }},
-		{n, 4, func(i int, x uint64) { v.scale[i] = math.Float32frombits(uint32(x)) }},
-		{n, 4, func(i int, x uint64) { v.factor[i] = math.Float32frombits(uint32(x)) }},
+	v.codes, v.blocks = codes, blocks
+	at := int(vectorIndexHeadSize) + len(fileToken)
+	for i := range v.mean {
+		v.mean[i] = math.Float32frombits(binary.LittleEndian.Uint32(front[at+4*i:]))
 	}
-	for _, s := range steps {
-		if err := readWords(r, buf, s.n, s.size, s.put); err != nil {
-			return nil, err
-		}
+	at += 4 * dim
+	for i := range n {
+		v.seqs[i] = int64(binary.LittleEndian.Uint64(front[at+8*i:]))
 	}
-	if _, err := io.ReadFull(r, v.codes); err != nil {
-		return nil, err
-	}
-	if _, err := io.ReadFull(r, v.blocks); err != nil {
-		return nil, err
-	}
-	computed := sum.Sum32()
-	var tail [4]byte
-	if _, err := io.ReadFull(r, tail[:]); err != nil {
-		return nil, err
-	}
-	if binary.LittleEndian.Uint32(tail[:]) != computed {
-		return nil, fmt.Errorf("checksum mismatch")
+	at += 8 * n
+	for i := range n {
+		v.scale[i] = math.Float32frombits(binary.LittleEndian.Uint32(front[at+4*i:]))
+		v.factor[i] = math.Float32frombits(binary.LittleEndian.Uint32(front[at+4*n+4*i:]))
 	}
 	v.slot = make(map[int64]int32, n)
 	for i, seq := range v.seqs {
 		v.slot[seq] = int32(i)
 	}
 	if len(v.slot) != n {
-		return nil, fmt.Errorf("a chunk appears twice")
+		return nil, nil, fmt.Errorf("a chunk appears twice")
 	}
-	return v, nil
-}
-
-// readWords reads n little-endian values of size bytes into put, through buf.
-func readWords(r io.Reader, buf []byte, n, size int, put func(i int, x uint64)) error {
-	per := len(buf) / size
-	var b [8]byte
-	for lo := 0; lo < n; lo += per {
-		m := min(per, n-lo)
-		if _, err := io.ReadFull(r, buf[:m*size]); err != nil {
-			return err
-		}
-		for i := range m {
-			copy(b[:], buf[i*size:(i+1)*size])
-			put(lo+i, binary.LittleEndian.Uint64(b[:]))
+	if len(unmaps) > 0 {
+		unmap = func() {
+			for _, u := range unmaps {
+				u()
+			}
 		}
 	}
-	return nil
+	return v, unmap, nil
 }
 
 // loadVectors fills the vector index from its file when that is current, else from the store file's
@@ -244,8 +287,11 @@ func (s *Store) loadVectors(ctx context.Context) error {
 		return err
 	}
 	path := vectorIndexPath(s.path)
-	idx, err := loadVectorIndex(path, s.embedDim(), token, changes)
+	idx, unmap, err := loadVectorIndex(path, s.embedDim(), token, changes)
 	if err == nil {
+		if unmap != nil {
+			s.vectorMaps = append(s.vectorMaps, unmap)
+		}
 		idx.origin = "file"
 		s.vectors.replaceWith(idx)
 		s.vectors.changes, s.vectors.origin = idx.changes, idx.origin
@@ -344,4 +390,27 @@ func (s *Store) saveVectors(ctx context.Context) {
 	}
 	s.vectors.saved = changes
 	s.logger.Debug("sqlite vector index saved", "path", path, "took", time.Since(start).Round(time.Millisecond))
+}
+
+// readRegion reads n bytes of f from offset at.
+func readRegion(f *os.File, at int64, n int) ([]byte, func(), error) {
+	b := make([]byte, n)
+	if _, err := f.ReadAt(b, at); err != nil {
+		return nil, nil, err
+	}
+	return b, nil, nil
+}
+
+// releaseVectors empties the vector index and the one a re-embedding replaced, with no search running
+// (swapMu), and then unmaps the index file's codes and blocks they were read from: a search after Close
+// finds nothing instead of reading unmapped memory.
+func (s *Store) releaseVectors() {
+	s.swapMu.Lock()
+	defer s.swapMu.Unlock()
+	s.vectors.replaceWith(newVectorIndex(s.vectors.dim))
+	s.previous = nil
+	for _, unmap := range s.vectorMaps {
+		unmap()
+	}
+	s.vectorMaps = nil
 }

@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"log/slog"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -226,4 +227,58 @@ func TestVectorIndexFileAfterReembed(t *testing.T) {
 	if got := searchIDs(t, s, []float32{0, 1}, 1); !slices.Equal(got, ids[1:]) {
 		t.Errorf("search = %v, want %v", got, ids[1:])
 	}
+}
+
+// TestVectorIndexFileMapped opens an index file whose codes and blocks are mapped (from any size here),
+// changes the index in place and beyond the file's vectors (chunks added and deleted), and reopens it:
+// each search finds the exact nearest, before and after Close, and a search after Close finds nothing.
+func TestVectorIndexFileMapped(t *testing.T) {
+	defer func(old int) { mapFrom = old }(mapFrom)
+	mapFrom = 0
+	const dim = 64
+	path := filepath.Join(t.TempDir(), "hopwise.db")
+	s := openStore(t, path, dim)
+	vecs := fillRandom(t, s, "a.txt", 300, 1)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(9, 9))
+	check := func(s *Store, when string) {
+		t.Helper()
+		for range 5 {
+			q := randomVector(r, dim)
+			want := bruteForce(vecs, q, 10, func(a, b string) bool { return a < b })
+			if got := searchIDs(t, s, q, 10); !slices.Equal(got, want) {
+				t.Fatalf("%s: search = %v, want %v", when, got, want)
+			}
+		}
+	}
+	s = openStore(t, path, dim)
+	if s.vectors.origin != "file" || mapsFiles && len(s.vectorMaps) == 0 {
+		t.Fatalf("reopened: origin %q, %d maps", s.vectors.origin, len(s.vectorMaps))
+	}
+	check(s, "mapped")
+	// Added past the file's vectors (the reserve after the map), then a document deleted (slots moved
+	// within the mapped pages).
+	maps.Copy(vecs, fillRandom(t, s, "b.txt", 200, 2))
+	check(s, "after adding")
+	docA := graphrag.DocumentID(graphrag.ContentHash([]byte("content of a.txt")))
+	if err := s.DeleteDocument(t.Context(), docA); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 300 {
+		delete(vecs, graphrag.ChunkID(docA, i))
+	}
+	check(s, "after deleting")
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := s.SearchVector(t.Context(), randomVector(r, dim), 10); len(res) != 0 {
+		t.Fatalf("search after Close = %d results, %v; want none", len(res), err)
+	}
+	s = openTemp(t, path, dim)
+	if s.vectors.origin != "file" || s.vectors.len() != len(vecs) {
+		t.Fatalf("reopened again: origin %q, %d vectors; want file, %d", s.vectors.origin, s.vectors.len(), len(vecs))
+	}
+	check(s, "mapped again")
 }
