@@ -90,11 +90,12 @@ func TestStreamStallBeforeOutputRetried(t *testing.T) {
 
 func TestStreamSlowButSteady(t *testing.T) {
 	s := llmtest.New(t)
-	// Five chunks 60ms apart: the stream outlasts the 150ms idle timeout, no gap does.
-	s.Enqueue(llmtest.Reply{Chunks: []string{"a", "b", "c", "d", "e"}, ChunkDelay: 60 * time.Millisecond})
-	c := newClient(t, s, func(c *llm.Config) { c.StreamIdleTimeout = 150 * time.Millisecond })
+	// Six chunks 150ms apart: the stream outlasts the 600ms idle timeout, no gap does (with room for a busy
+	// machine: at 60ms apart against 150ms, CI at a load average of 17 saw its first chunk stall)
+	s.Enqueue(llmtest.Reply{Chunks: []string{"a", "b", "c", "d", "e", "f"}, ChunkDelay: 150 * time.Millisecond})
+	c := newClient(t, s, func(c *llm.Config) { c.StreamIdleTimeout = 600 * time.Millisecond })
 	deltas, _, err := collect(context.Background(), c, llm.Request{Messages: user("q")})
-	if err != nil || strings.Join(deltas, "") != "abcde" {
+	if err != nil || strings.Join(deltas, "") != "abcdef" {
 		t.Fatalf("got %q, %v", deltas, err)
 	}
 }
