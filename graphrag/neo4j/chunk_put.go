@@ -102,6 +102,7 @@ func (s *Store) SetEmbeddings(ctx context.Context, vectors map[string][]float32)
 		if err != nil {
 			return fmt.Errorf("neo4j: set embeddings: %w", err)
 		}
+		s.vectorsWritten()
 	}
 	return nil
 }

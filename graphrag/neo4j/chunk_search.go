@@ -36,9 +36,9 @@ func (s *Store) SearchText(ctx context.Context, text string, k int) ([]graphrag.
 // SearchVector ranks embedded chunks by cosine similarity to vec. The vector index (HNSW over quantized
 // vectors) finds the candidates, k+rescoreExtra(k) of them, and each is scored again exactly, by cosine with
 // the vector the chunk holds, in the same statement: the index's own scores are those of its int8 codes,
-// off by up to a few thousandths, which reorders close hits (the embedded store ranks its candidates
-// exactly too, so both stores rank alike). Scores are cosine similarities in [-1, 1] (Neo4j's similarity
-// functions give (1 + cosine) / 2).
+// off by up to a few hundredths (measured at 64 dimensions), which reorders close hits (the embedded store
+// ranks its candidates exactly too, so both stores rank alike). Scores are cosine similarities in [-1, 1]
+// (Neo4j's similarity functions give (1 + cosine) / 2).
 func (s *Store) SearchVector(ctx context.Context, vec []float32, k int) ([]graphrag.ScoredChunk, error) {
 	s.searchMu.RLock()
 	defer s.searchMu.RUnlock()

@@ -24,6 +24,7 @@ func (s *Store) DeleteDocument(ctx context.Context, id string) error {
 	if err != nil {
 		return fmt.Errorf("neo4j: delete document: %w", err)
 	}
+	s.vectorsWritten()
 	return nil
 }
 

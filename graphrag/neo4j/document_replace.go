@@ -69,6 +69,7 @@ func (s *Store) ReplaceDocument(ctx context.Context, id string) error {
 	if err != nil {
 		return fmt.Errorf("neo4j: replace with document %s: %w", id, err)
 	}
+	s.vectorsWritten()
 	return nil
 }
 

@@ -233,6 +233,7 @@ func (s *Store) StageEmbeddings(ctx context.Context, chunks, relations map[strin
 	if err != nil {
 		return fmt.Errorf("neo4j: stage embeddings: %w", err)
 	}
+	s.vectorsWritten()
 	return nil
 }
 
@@ -284,6 +285,7 @@ func (s *Store) CommitReembed(ctx context.Context) error {
 		return fmt.Errorf("neo4j: commit re-embedding: %w", err)
 	}
 	s.useSpace(old, &space{EmbeddingSpace: target, slot: next})
+	s.vectorsWritten() // the slot now searched was written last by the staging
 	s.logger.Info("neo4j re-embedding committed", "uri", s.uri, "model", target.Model, "dim", target.Dim)
 	return nil
 }

@@ -67,6 +67,10 @@ type Store struct {
 	wsMu          sync.Mutex
 	workspaces    map[string]*Store
 	scopedQueries sync.Map
+
+	// settle touches the vector index after vector writes, so that searches use its merged segments
+	// (vector_settle.go).
+	settle vectorSettle
 }
 
 var _ graphrag.Store = (*Store)(nil)
@@ -106,6 +110,7 @@ func Open(ctx context.Context, uri, user, password string, opt Options, logger *
 		_ = driver.Close(context.WithoutCancel(ctx))
 		return nil, err
 	}
+	s.scheduleSettle(false)
 	logger.Info("neo4j store open", "uri", uri, "database", opt.Database, "dim", s.opt.EmbedDim, "model", opt.EmbedModel)
 	return s, nil
 }
@@ -163,12 +168,19 @@ func (s *Store) Ping(ctx context.Context) error {
 	return nil
 }
 
-// Close releases the driver's connections. A workspace's Store shares them with the store it came from
-// and is closed with it: closing it does nothing.
+// Close releases the driver's connections, after a touch of the vector index still due (vector_settle.go).
+// A workspace's Store shares them with the store it came from and is closed with it: closing it does
+// nothing.
 func (s *Store) Close() error {
 	if s.root != nil {
 		return nil
 	}
+	s.wsMu.Lock()
+	for _, w := range s.workspaces {
+		w.closeSettle()
+	}
+	s.wsMu.Unlock()
+	s.closeSettle()
 	ctx, cancel := context.WithTimeout(context.Background(), connectTimeout)
 	defer cancel()
 	if err := s.driver.Close(ctx); err != nil {
