@@ -29,7 +29,7 @@ type vectorIndex struct {
 	mean   []float32
 	meanOf int
 	seqs   []int64
-	slot   map[int64]int32
+	slot   slotTable
 	scale  []float32
 	codes  []byte // int8 values
 	blocks []byte // the bits, bitLanes vectors a block (vector_index_bits.go)
@@ -45,7 +45,7 @@ type vectorIndex struct {
 }
 
 func newVectorIndex(dim int) *vectorIndex {
-	return &vectorIndex{dim: dim, words: (dim + 63) / 64, mean: make([]float32, dim), slot: make(map[int64]int32), saved: -1}
+	return &vectorIndex{dim: dim, words: (dim + 63) / 64, mean: make([]float32, dim), saved: -1}
 }
 
 func (v *vectorIndex) len() int {
@@ -58,7 +58,7 @@ func (v *vectorIndex) len() int {
 func (v *vectorIndex) has(seq int64) bool {
 	v.mu.RLock()
 	defer v.mu.RUnlock()
-	_, ok := v.slot[seq]
+	_, ok := v.slot.get(seq)
 	return ok
 }
 
@@ -70,10 +70,10 @@ func (v *vectorIndex) put(seq int64, vec []float32) {
 }
 
 func (v *vectorIndex) putLocked(seq int64, vec []float32) {
-	i, ok := v.slot[seq]
+	i, ok := v.slot.get(seq)
 	if !ok {
 		i = int32(len(v.seqs))
-		v.slot[seq] = i
+		v.slot.set(seq, i)
 		v.seqs = append(v.seqs, seq)
 		v.scale = append(v.scale, 0)
 		v.factor = append(v.factor, 0)
@@ -184,7 +184,7 @@ func (v *vectorIndex) remove(seqs []int64) {
 
 func (v *vectorIndex) removeLocked(seqs []int64) {
 	for _, seq := range seqs {
-		i, ok := v.slot[seq]
+		i, ok := v.slot.get(seq)
 		if !ok {
 			continue
 		}
@@ -196,12 +196,12 @@ func (v *vectorIndex) removeLocked(seqs []int64) {
 			v.getBits(last, w)
 			v.setBits(int(i), w)
 			clear(w)
-			v.slot[v.seqs[i]] = i
+			v.slot.set(v.seqs[i], i)
 		}
 		v.setBits(last, w) // a lane past the last vector holds no bits
 		v.seqs, v.scale, v.factor = v.seqs[:last], v.scale[:last], v.factor[:last]
 		v.codes, v.blocks = v.codes[:last*v.dim], v.blocks[:v.blocksFor(last)]
-		delete(v.slot, seq)
+		v.slot.delete(seq)
 	}
 }
 

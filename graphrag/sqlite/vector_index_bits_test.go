@@ -19,7 +19,8 @@ func TestBitBlocks(t *testing.T) {
 		}
 		for seq := int64(1); seq <= 100; seq++ {
 			w := make([]uint64, v.words)
-			v.getBits(int(v.slot[seq]), w)
+			i, _ := v.slot.get(seq)
+			v.getBits(int(i), w)
 			want[seq] = w
 		}
 		v.remove([]int64{3, 50, 99, 100, 1})
@@ -31,7 +32,8 @@ func TestBitBlocks(t *testing.T) {
 		}
 		for seq, w := range want {
 			got := make([]uint64, v.words)
-			v.getBits(int(v.slot[seq]), got)
+			i, _ := v.slot.get(seq)
+			v.getBits(int(i), got)
 			if !slices.Equal(got, w) {
 				t.Fatalf("dim %d: seq %d reads bits %x after removals, want %x", dim, seq, got, w)
 			}
@@ -118,5 +120,51 @@ func TestDotSlotsMatchesDotInt8(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestSlotTable checks the seq-to-slot table against a map through sets, replacements and deletes, with
+// seqs dense and then one far past them (the table becomes a map) and negative.
+func TestSlotTable(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	var table slotTable
+	want := map[int64]int32{}
+	check := func(when string) {
+		t.Helper()
+		if table.len() != len(want) {
+			t.Fatalf("%s: %d slots, want %d", when, table.len(), len(want))
+		}
+		for seq := int64(-3); seq < 3000; seq++ {
+			got, ok := table.get(seq)
+			w, wok := want[seq]
+			if ok != wok || got != w {
+				t.Fatalf("%s: seq %d: slot %d %v, want %d %v", when, seq, got, ok, w, wok)
+			}
+		}
+	}
+	for i := range 5000 {
+		seq := int64(r.IntN(2000))
+		switch r.IntN(3) {
+		case 0:
+			table.delete(seq)
+			delete(want, seq)
+		default:
+			table.set(seq, int32(i))
+			want[seq] = int32(i)
+		}
+	}
+	check("dense")
+	if table.sparse != nil {
+		t.Fatal("2000 dense seqs held in a map")
+	}
+	table.set(1<<40, 7)
+	want[1<<40] = 7
+	table.set(-2, 8)
+	want[-2] = 8
+	table.delete(5)
+	delete(want, 5)
+	check("sparse")
+	if got, ok := table.get(1 << 40); !ok || got != 7 {
+		t.Fatalf("seq 1<<40: slot %d %v, want 7", got, ok)
 	}
 }

@@ -259,11 +259,10 @@ func loadVectorIndex(path string, dim int, token string, changes int64) (_ *vect
 		v.scale[i] = math.Float32frombits(binary.LittleEndian.Uint32(front[at+4*i:]))
 		v.factor[i] = math.Float32frombits(binary.LittleEndian.Uint32(front[at+4*n+4*i:]))
 	}
-	v.slot = make(map[int64]int32, n)
 	for i, seq := range v.seqs {
-		v.slot[seq] = int32(i)
+		v.slot.set(seq, int32(i))
 	}
-	if len(v.slot) != n {
+	if v.slot.len() != n {
 		return nil, nil, fmt.Errorf("a chunk appears twice")
 	}
 	if len(unmaps) > 0 {
