@@ -9,8 +9,9 @@ import (
 	"github.com/hopwise/hopwise/graphrag"
 )
 
-// checkGraphCounts fails t unless every relation's support and every entity's mention count, which
-// triggers keep (migration 16), equal a fresh count of relation_chunks and mentions.
+// checkGraphCounts fails t unless every relation's support and every entity's mention and relation
+// counts, which triggers keep (migrations 16 and 17), equal a fresh count of relation_chunks, mentions and
+// relations.
 func checkGraphCounts(t *testing.T, s *Store) {
 	t.Helper()
 	for _, c := range []struct{ what, query string }{
@@ -18,6 +19,9 @@ func checkGraphCounts(t *testing.T, s *Store) {
 			FROM relations r WHERE r.support <> n ORDER BY r.id LIMIT 10`},
 		{"entity mention count", `SELECT e.key, e.mention_count, (SELECT count(*) FROM mentions m WHERE m.entity_key = e.key) AS n
 			FROM entities e WHERE e.mention_count <> n ORDER BY e.key LIMIT 10`},
+		{"entity relation count", `SELECT e.key, e.relation_count, (SELECT count(*) FROM relations r WHERE r.source = e.key) +
+			(SELECT count(*) FROM relations r WHERE r.target = e.key) AS n
+			FROM entities e WHERE e.relation_count <> n ORDER BY e.key LIMIT 10`},
 	} {
 		rows, err := s.reader.QueryContext(context.Background(), c.query) // t.Context() is done in a cleanup
 		if err != nil {
@@ -45,7 +49,7 @@ func checkGraphCounts(t *testing.T, s *Store) {
 }
 
 // TestGraphCountsFollowWrites: the counts a walk ranks and weighs by follow extractions that add support and
-// mentions, extractions repeated, a second document and its deletion (TestStoreContract checks them after
+// mentions, extractions repeated, a second document and its deletion, a relation of an entity with itself (TestStoreContract checks them after
 // every contract case as well: replaces, merges, splits, edits, undo, re-extraction).
 func TestGraphCountsFollowWrites(t *testing.T) {
 	ctx := t.Context()
@@ -86,4 +90,16 @@ func TestGraphCountsFollowWrites(t *testing.T) {
 		t.Fatal(err)
 	}
 	want("the second document deleted", 2, 2, 2)
+	// an entity related to itself counts the relation as source and as target (migration 17)
+	self := graphrag.Extraction{ChunkID: a[1], Entities: []graphrag.Entity{{Key: "munich", Name: "Munich"}},
+		Relations: []graphrag.Relation{{ID: graphrag.RelationID("munich", "TWINNED_WITH", "munich"), Source: "munich",
+			Target: "munich", Type: "TWINNED_WITH"}}}
+	if err := s.PutExtraction(ctx, self); err != nil {
+		t.Fatal(err)
+	}
+	checkGraphCounts(t, s)
+	var munichRelations int
+	if err := s.reader.QueryRowContext(ctx, `SELECT relation_count FROM entities WHERE key = 'munich'`).Scan(&munichRelations); err != nil || munichRelations != 3 {
+		t.Errorf("munich's relation count with a relation to itself: %d, %v; want 3", munichRelations, err)
+	}
 }

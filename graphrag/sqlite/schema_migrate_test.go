@@ -37,6 +37,8 @@ func TestMigrateFromAnOlderVersion(t *testing.T) {
 		DROP TRIGGER relation_chunks_support_delete; DROP TRIGGER relation_chunks_support_update;
 		DROP TRIGGER mentions_count_insert; DROP TRIGGER mentions_count_delete; DROP TRIGGER mentions_count_update;
 		DROP INDEX relations_source_ranked; DROP INDEX relations_target_ranked;
+		DROP TRIGGER relations_count_insert; DROP TRIGGER relations_count_delete; DROP TRIGGER relations_count_update;
+		ALTER TABLE entities DROP COLUMN relation_count;
 		CREATE INDEX relations_source ON relations(source); CREATE INDEX relations_target ON relations(target);
 		ALTER TABLE relations DROP COLUMN support; ALTER TABLE entities DROP COLUMN mention_count;
 		DROP TRIGGER chunks_vector_insert; DROP TRIGGER chunks_vector_update;

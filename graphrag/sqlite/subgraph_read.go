@@ -172,13 +172,11 @@ func (s *Store) hubsAmong(ctx context.Context, keys []string) (map[string]bool, 
 const chunkEntitiesQuery = `SELECT chunk_id, entity_key FROM mentions
 	WHERE chunk_id IN (SELECT value FROM json_each(?)) ORDER BY chunk_id, entity_key`
 
-// hubsQuery keeps the keys of a list with more than graphrag.MaxHubRelations relations. An entity's
-// relations as source and then as target are counted up to one more than that (an index read bounded per
-// key): counting all of a hub's thousands was most of a subgraph's reads.
-var hubsQuery = fmt.Sprintf(`SELECT value FROM json_each(?) k
-	WHERE (SELECT count(*) FROM (SELECT 1 FROM relations WHERE source = k.value
-		UNION ALL SELECT 1 FROM relations WHERE target = k.value LIMIT %d)) > %d`,
-	graphrag.MaxHubRelations+1, graphrag.MaxHubRelations)
+// hubsQuery keeps the keys of a list with more than graphrag.MaxHubRelations relations, from the counts
+// kept in the entities' rows (migration 17; counting a hub's thousands of relations, or even 201 of them,
+// was most of a subgraph's reads).
+var hubsQuery = fmt.Sprintf(`SELECT key FROM entities
+	WHERE key IN (SELECT value FROM json_each(?)) AND relation_count > %d`, graphrag.MaxHubRelations)
 
 // rankedEdgesQuery reads the relations with an end among the first list (touch) or joining one of the
 // second (small) to one of the third (near), the best supported first (then by type and ID), at most
