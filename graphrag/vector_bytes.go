@@ -28,3 +28,10 @@ func VectorFromBytes(b []byte) ([]float32, error) {
 	}
 	return v, nil
 }
+
+// RerankExtra is how many candidates past k a store's vector index returns for exact ranking by cosine:
+// the indexes score quantised vectors (int8 codes in both stores, within about 1 % of the cosine), so the
+// k best are among the first k+RerankExtra(k). Both stores use it, so that they rank alike. Measured on
+// the 100k passage corpus (64 queries, k = 10): every one of the exact 10 that the embedded store's bit
+// candidates held was among its int8 top 20 (eval/storebench, docs/benchmarks.md).
+func RerankExtra(k int) int { return max(10, k/2) }

@@ -34,8 +34,8 @@ func (s *Store) SearchText(ctx context.Context, text string, k int) ([]graphrag.
 }
 
 // SearchVector ranks embedded chunks by cosine similarity to vec. The vector index (HNSW over quantized
-// vectors) finds the candidates, k+rescoreExtra(k) of them, and each is scored again exactly, by cosine with
-// the vector the chunk holds, in the same statement: the index's own scores are those of its int8 codes,
+// vectors) finds the candidates, k+graphrag.RerankExtra(k) of them, and each is scored again exactly, by
+// cosine with the vector the chunk holds, in the same statement: the index's own scores are those of its int8 codes,
 // off by up to a few hundredths (measured at 64 dimensions), which reorders close hits (the embedded store
 // ranks its candidates exactly too, so both stores rank alike). Scores are cosine similarities in [-1, 1]
 // (Neo4j's similarity functions give (1 + cosine) / 2).
@@ -61,7 +61,7 @@ func (s *Store) SearchVector(ctx context.Context, vec []float32, k int) ([]graph
 			WITH c, CASE WHEN size(v) = size($vec) THEN 2 * vector.similarity.cosine(v, $vec) - 1
 				ELSE 2 * score - 1 END AS score
 			` + searchableHits
-	for fetch := k + rescoreExtra(k); ; fetch *= 4 {
+	for fetch := k + graphrag.RerankExtra(k); ; fetch *= 4 {
 		found, fetched, err := s.search(ctx, rescored, map[string]any{"index": sp.index(), "vec": float64s(vec), "fetch": fetch, "k": k})
 		if err != nil {
 			return nil, fmt.Errorf("neo4j: search vector: %w", err)
@@ -71,11 +71,6 @@ func (s *Store) SearchVector(ctx context.Context, vec []float32, k int) ([]graph
 		}
 	}
 }
-
-// rescoreExtra is how many candidates past k the vector index is asked for and scored exactly, as the
-// embedded store does (graphrag/sqlite's rerankExtra): the codes' scores are within about 1 % of the
-// cosine, so the exact k best are among them.
-func rescoreExtra(k int) int { return max(10, k/2) }
 
 // searchableHits ends a search statement whose rows are hits c with their score: ordered best first (ties
 // by ID), the first $k that are searchable (not pending, not staged, not deleted while read: a delete

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/hopwise/hopwise/graphrag"
 )
 
 // BenchmarkVectorIndexSearch is the vector index alone, in memory, at 100k vectors (and the sizes of
@@ -48,7 +50,7 @@ func BenchmarkVectorIndexSearch(b *testing.B) {
 			found := 0
 			for _, q := range queries {
 				want := exactNearest(vecs, q, k)
-				for _, h := range idx.search(q, k+rerankExtra(k)) {
+				for _, h := range idx.search(q, k+graphrag.RerankExtra(k)) {
 					if slices.Contains(want, h.seq) {
 						found++
 					}
@@ -57,7 +59,7 @@ func BenchmarkVectorIndexSearch(b *testing.B) {
 			b.ResetTimer()
 			cpu0 := cpuTime()
 			for i := 0; b.Loop(); i++ {
-				if len(idx.search(queries[i%len(queries)], k+rerankExtra(k))) == 0 {
+				if len(idx.search(queries[i%len(queries)], k+graphrag.RerankExtra(k))) == 0 {
 					b.Fatal("found nothing")
 				}
 			}

@@ -74,7 +74,7 @@ func embeddingLike(r *rand.Rand, n, dim int) (vecs [][]float32, topic func(r *ra
 func lessSeq(a, b int64) bool { return a < b }
 
 // TestVectorIndexRecall checks the approximate search on a set far larger than its candidates: of the 10
-// vectors nearest each query, the first k+rerankExtra(k) the index returns (which SearchVector ranks
+// vectors nearest each query, the first k+graphrag.RerankExtra(k) the index returns (which SearchVector ranks
 // exactly) hold at least 95%, and the first 10 alone at least 90%.
 func TestVectorIndexRecall(t *testing.T) {
 	const n, dim, k, queries = 12_000, 384, 10, 30
@@ -94,7 +94,7 @@ func TestVectorIndexRecall(t *testing.T) {
 		q := topic(r)
 		want := bruteForce(byID, q, k, lessSeq)
 		var got []int64
-		for _, h := range idx.search(q, k+rerankExtra(k)) {
+		for _, h := range idx.search(q, k+graphrag.RerankExtra(k)) {
 			got = append(got, h.seq)
 		}
 		for i, seq := range want {

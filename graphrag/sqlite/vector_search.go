@@ -27,7 +27,7 @@ func (s *Store) SearchVector(ctx context.Context, vec []float32, k int) ([]graph
 				len(vec), s.embedDim(), graphrag.ErrDimension)
 		}
 	}
-	hits := index.search(vec, k+rerankExtra(k))
+	hits := index.search(vec, k+graphrag.RerankExtra(k))
 	if len(hits) == 0 {
 		return nil, nil
 	}
@@ -65,12 +65,6 @@ func (s *Store) SearchVector(ctx context.Context, vec []float32, k int) ([]graph
 	}
 	return out, nil
 }
-
-// rerankExtra is how many candidates past k are ranked exactly: the int8 scores are within about 1% of
-// the cosine, so the k best are among the first k+rerankExtra(k). Measured on the 100k passage corpus
-// (64 queries, k = 10): every one of the exact 10 that the bits' candidates held was among the int8 top
-// 20, and the recall lost is all the bits' (eval/storebench, docs/benchmarks.md).
-func rerankExtra(k int) int { return max(10, k/2) }
 
 // seqChunk is a chunk read by seq, with its vector as stored.
 type seqChunk struct {
